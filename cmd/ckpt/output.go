@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+// emit prints the answer: exactly one JSON object with --json, else text.
+func (g *globalOptions) emit(v any, text func(w io.Writer)) error {
+	if g.json {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	text(w)
+	return w.Flush()
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// progressBar reports a long import on a terminal; silent otherwise.
+func progressBar(g *globalOptions) func(done, total int) {
+	if g.json || !isTerminal(os.Stderr) {
+		return nil
+	}
+	return func(done, total int) {
+		const width = 30
+		n := width * done / max(total, 1)
+		fmt.Fprintf(os.Stderr, "\rimporting [%s%s] %d/%d files", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total)
+		if done == total {
+			fmt.Fprintln(os.Stderr)
+		}
+	}
+}
+
+// confirm asks on a terminal; elsewhere the caller decided already.
+func confirm(question string) bool {
+	fmt.Fprintf(os.Stderr, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	line = strings.ToLower(strings.TrimSpace(line))
+	return line == "y" || line == "yes"
+}
+
+func writeChanges(w io.Writer, indent string, changes []drift.Change) {
+	for _, c := range changes {
+		extra := ""
+		if c.CheckpointID != "" {
+			extra = "  (before: " + c.CheckpointID + ")"
+		}
+		fmt.Fprintf(w, "%s%-9s %s%s\n", indent, c.Kind+":", c.Path, extra)
+	}
+}
+
+func writeCheckpoint(w io.Writer, cp drift.Checkpoint) {
+	fmt.Fprintf(w, "%s  %s  %-20s", cp.CheckpointID, cp.CreatedAt.Local().Format(time.DateTime), cp.Reason)
+	if cp.SessionID != "" || cp.RunID != "" {
+		fmt.Fprintf(w, "  run %s/%s", cp.SessionID, cp.RunID)
+	}
+	if cp.ToolCallID != "" {
+		fmt.Fprintf(w, " call %s", cp.ToolCallID)
+	}
+	if cp.Message != "" {
+		fmt.Fprintf(w, "  %s", cp.Message)
+	}
+	fmt.Fprintln(w)
+}
+
+func ago(t time.Time) string {
+	d := time.Since(t).Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return t.Local().Format(time.DateOnly)
+}

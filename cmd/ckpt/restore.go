@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+type restoreOptions struct {
+	exact  bool
+	dryRun bool
+	yes    bool
+}
+
+func (o *restoreOptions) flags(cmd *cobra.Command, exact bool) {
+	f := cmd.Flags()
+	if exact {
+		f.BoolVar(&o.exact, "exact", false, "make the whole workspace (or the PATHs) exactly the checkpoint, the person's edits too")
+	}
+	f.BoolVar(&o.dryRun, "dry-run", false, "show what would change; change nothing")
+	f.BoolVarP(&o.yes, "yes", "y", false, "do not ask to confirm")
+}
+
+func newRestoreCommand(g *globalOptions) *cobra.Command {
+	var o restoreOptions
+	cmd := &cobra.Command{
+		Use:   "restore ID [PATH...]",
+		Short: "Roll back what runs changed since checkpoint ID (--exact: everything)",
+		Long: `Restore brings paths back to their state at checkpoint ID.
+
+By default it reverts every path that agent runs changed after ID and keeps
+the paths that only you changed outside runs (listed as kept). --exact makes
+the whole workspace exactly ID. With PATHs, only those paths. Every restore
+first cuts a pre_restore_guard checkpoint: ckpt undo brings back exactly the
+state before it.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("restore needs a checkpoint id")}
+			}
+			return run(g, func(ctx context.Context, b backend) error {
+				paths, err := g.relPaths(args[1:])
+				if err != nil {
+					return err
+				}
+				req := drift.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
+				return runRestore(ctx, g, o, req, b.Restore)
+			})(cmd, args)
+		},
+	}
+	o.flags(cmd, true)
+	return cmd
+}
+
+func newUndoCommand(g *globalOptions) *cobra.Command {
+	var o restoreOptions
+	cmd := &cobra.Command{
+		Use:   "undo",
+		Short: "Undo the last restore: restore its guard checkpoint",
+		Args:  noArgs,
+		RunE: run(g, func(ctx context.Context, b backend) error {
+			return runRestore(ctx, g, o, drift.RestoreRequest{DryRun: o.dryRun}, b.Undo)
+		}),
+	}
+	o.flags(cmd, false)
+	return cmd
+}
+
+type restoreFunc func(context.Context, drift.RestoreRequest) (drift.RestoreResult, error)
+
+// runRestore asks first on a terminal (showing the plan) unless --yes.
+func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req drift.RestoreRequest, do restoreFunc) error {
+	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
+		plan := req
+		plan.DryRun = true
+		r, err := do(ctx, plan)
+		if err != nil {
+			return err
+		}
+		writeRestore(os.Stderr, r)
+		if len(r.Restored) == 0 {
+			return nil
+		}
+		if !confirm(fmt.Sprintf("Restore %d paths?", len(r.Restored))) {
+			return errors.New("restore cancelled; nothing was changed")
+		}
+	}
+	r, err := do(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := g.emit(r, func(w io.Writer) { writeRestore(w, r) }); err != nil {
+		return err
+	}
+	for _, c := range r.Restored {
+		if c.Error != "" {
+			return fmt.Errorf("%s could not be restored: %s", c.Path, c.Error)
+		}
+	}
+	return nil
+}
+
+func writeRestore(w io.Writer, r drift.RestoreResult) {
+	verb := "restored"
+	if r.DryRun {
+		verb = "would restore"
+	}
+	fmt.Fprintf(w, "%s %d paths to %s\n", verb, len(r.Restored), r.CheckpointID)
+	for _, c := range r.Restored {
+		note := ""
+		if c.Conflict {
+			note = "  (you changed it too: ckpt undo brings your version back)"
+		}
+		if c.Error != "" {
+			note = "  FAILED: " + c.Error
+		}
+		fmt.Fprintf(w, "  %-9s %s%s\n", c.Kind+":", c.Path, note)
+	}
+	if len(r.Kept) > 0 {
+		fmt.Fprintf(w, "kept %d paths:\n", len(r.Kept))
+		for _, k := range r.Kept {
+			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
+		}
+	}
+	if r.GuardCheckpointID != "" {
+		fmt.Fprintf(w, "guard checkpoint %s: undo with: ckpt undo\n", r.GuardCheckpointID)
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+type toolOptions struct {
+	runOptions
+	call    string
+	command string
+}
+
+func (o *toolOptions) flags(cmd *cobra.Command, callRequired bool) {
+	o.runOptions.flags(cmd)
+	cmd.Flags().StringVar(&o.call, "call", "", "the tool call id")
+	if callRequired {
+		cmd.MarkFlagRequired("call")
+	}
+}
+
+func (o *toolOptions) request() drift.ToolRequest {
+	return drift.ToolRequest{Session: o.session, Run: o.run, Call: o.call, Command: o.command}
+}
+
+func newToolCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{Use: "tool", Short: "Mark a tool call's window and report its side effects"}
+	var start, end toolOptions
+	startCmd := &cobra.Command{
+		Use:   "start --session S --run R --call ID [--command CMD]",
+		Short: "Open a tool window: cut pre_write",
+		Args:  noArgs,
+		RunE: run(g, func(ctx context.Context, b backend) error {
+			cp, err := b.ToolStart(ctx, start.request())
+			if err != nil {
+				return err
+			}
+			return g.emit(cp, func(w io.Writer) { writeCheckpoint(w, cp) })
+		}),
+	}
+	start.flags(startCmd, true)
+	startCmd.Flags().StringVar(&start.command, "command", "", "the command the tool runs, for the record")
+	endCmd := &cobra.Command{
+		Use:   "end --session S --run R --call ID",
+		Short: "Close a tool window and list the paths it changed",
+		Args:  noArgs,
+		RunE: run(g, func(ctx context.Context, b backend) error {
+			r, err := b.ToolEnd(ctx, end.request())
+			if err != nil {
+				return err
+			}
+			return g.emit(r, func(w io.Writer) { writeToolEnd(w, r) })
+		}),
+	}
+	end.flags(endCmd, true)
+	cmd.AddCommand(startCmd, endCmd)
+	return cmd
+}
+
+func writeToolEnd(w io.Writer, r drift.ToolEnd) {
+	fmt.Fprintf(w, "tool call %s (before: %s): %d paths changed\n", r.ToolCallID, r.CheckpointID, len(r.Changes))
+	writeChanges(w, "  ", r.Changes)
+	if len(r.UncoveredPaths) > 0 {
+		fmt.Fprintf(w, "not undoable (earlier content not stored): %s\n", strings.Join(r.UncoveredPaths, ", "))
+	}
+}
+
+func newExecCommand(g *globalOptions) *cobra.Command {
+	var o toolOptions
+	cmd := &cobra.Command{
+		Use:   "exec --session S --run R [--call ID] -- CMD ARGS...",
+		Short: "Run a command inside a tool window; exit with its code",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("exec needs a command after --")}
+			}
+			return run(g, func(ctx context.Context, b backend) error {
+				if o.call == "" {
+					o.call = fmt.Sprintf("exec-%d", os.Getpid())
+				}
+				o.command = strings.Join(args, " ")
+				if _, err := b.ToolStart(ctx, o.request()); err != nil {
+					return err
+				}
+				c := exec.CommandContext(ctx, args[0], args[1:]...)
+				c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+				if g.json {
+					c.Stdout = os.Stderr // stdout carries only the JSON object
+				}
+				runErr := c.Run()
+				r, err := b.ToolEnd(ctx, o.request())
+				if err != nil {
+					return err
+				}
+				if g.json {
+					if err := g.emit(r, nil); err != nil {
+						return err
+					}
+				} else {
+					writeToolEnd(os.Stderr, r)
+				}
+				var ee *exec.ExitError
+				switch {
+				case errors.As(runErr, &ee):
+					return exitError{ee.ExitCode()}
+				case runErr != nil:
+					return fmt.Errorf("exec %s: %w", args[0], runErr)
+				}
+				return nil
+			})(cmd, args)
+		},
+	}
+	o.flags(cmd, false)
+	return cmd
+}

@@ -1,0 +1,56 @@
+// Package wiring puts the engine together from its parts for the two
+// binaries: a snapshot.Workspace on its store, the watcher's ignore rules
+// and walker, and a drift.Engine on top. It holds no algorithm.
+package wiring
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/watcher"
+)
+
+// Ignorer is the workspace's ignore rules: its .gitignore and .ckptignore
+// files, config ignore, and the state directory if it lies inside the
+// workspace (ckpt must never capture its own store).
+func Ignorer(cfg *config.Config, root string) *watcher.Ignorer {
+	extra := append([]string(nil), cfg.Ignore...)
+	for _, dir := range []string{cfg.StateDir, filepath.Dir(cfg.Socket)} {
+		if rel, err := filepath.Rel(root, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+			extra = append(extra, "/"+filepath.ToSlash(rel)+"/")
+		}
+	}
+	return watcher.NewIgnorer(root, extra)
+}
+
+// OpenWorkspace opens the workspace's store and imports it the first time.
+func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int)) (*snapshot.Workspace, error) {
+	ws, err := snapshot.Open(cfg.StateDir, root, snapshot.Options{
+		MaxFileSize: cfg.MaxFileSize,
+		LockTimeout: cfg.LockTimeout,
+		Progress:    progress,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := ws.Import(ctx, walk); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// Embedded is the engine without a daemon: every command first reconciles
+// the store with a scan of the workspace.
+func Embedded(ctx context.Context, cfg *config.Config, root string, progress func(done, total int)) (*drift.Engine, error) {
+	w := &watcher.Walker{Root: root, Ignorer: Ignorer(cfg, root)}
+	ws, err := OpenWorkspace(ctx, cfg, root, w.Walk, progress)
+	if err != nil {
+		return nil, err
+	}
+	return drift.New(ws, func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }), nil
+}

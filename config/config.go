@@ -1,0 +1,145 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// Config is ckpt's typed configuration. Paths are absolute.
+type Config struct {
+	StateDir       string        // state_dir: stores, logs. Default $XDG_STATE_HOME/ckpt, else ~/.local/state/ckpt
+	Socket         string        // socket: default <StateDir>/ckptd.sock
+	Ignore         []string      // ignore: extra gitignore-style patterns. Default empty
+	MaxFileSize    int64         // max_file_size: bytes (ParseSize). Default 50MiB
+	Debounce       time.Duration // debounce: settle delay per path. Default 20ms
+	MaxDelay       time.Duration // max_delay: upper bound on coalescing a busy path. Default 500ms
+	RescanInterval time.Duration // rescan_interval: periodic safety re-walk by the daemon; 0 disables. Default 15m
+	SyncTimeout    time.Duration // sync_timeout: how long a command waits for the daemon to catch up. Default 30s
+	LockTimeout    time.Duration // lock_timeout: how long an embedded ckpt waits for another one on the same workspace. Default 30s
+	QueueSize      int           // queue_size: in-process event queue length; a full queue triggers a re-walk. Default 65536
+	LogLevel       string        // log_level: debug|info|warn|error. Default info
+	Retention      time.Duration // retention: checkpoints older than this may be pruned (guards and run baselines of the last 24h are always kept); 0 keeps everything. Default 0
+	// Files lists the config files that were read, lowest precedence first.
+	Files []string
+}
+
+// Options says where Load looks.
+type Options struct {
+	// Workspace is the workspace root; <Workspace>/ckpt.yaml is read if
+	// present ("" = none).
+	Workspace string
+	// Flags may be nil. Flags named like keys with '_' -> '-' (--state-dir,
+	// --max-file-size) override the environment, when explicitly set.
+	Flags *pflag.FlagSet
+	// Env reads the environment (CKPT_*, HOME, XDG_*); nil = os.Getenv.
+	Env func(string) string
+}
+
+// Default returns the built-in defaults, with paths computed from the
+// process environment (HOME, XDG_STATE_HOME).
+func Default() *Config {
+	return defaults(os.Getenv, homeDir(os.Getenv, true))
+}
+
+func defaults(getenv func(string) string, home string) *Config {
+	c := &Config{}
+	for _, k := range keys {
+		if k.def != nil {
+			k.set(c, k.def)
+		}
+	}
+	c.Ignore = []string{}
+	c.StateDir = defaultStateDir(getenv, home)
+	c.Socket = filepath.Join(c.StateDir, "ckptd.sock")
+	return c
+}
+
+// xdgDir returns $<env> if it is absolute (as the XDG spec requires), else
+// home/fallback, else "".
+func xdgDir(getenv func(string) string, env, home, fallback string) string {
+	if d := getenv(env); filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, fallback)
+}
+
+func defaultStateDir(getenv func(string) string, home string) string {
+	if d := xdgDir(getenv, "XDG_STATE_HOME", home, filepath.Join(".local", "state")); d != "" {
+		return filepath.Join(d, "ckpt")
+	}
+	// No HOME and no XDG_STATE_HOME: a per-user directory under the temp dir.
+	return filepath.Join(os.TempDir(), fmt.Sprintf("ckpt-%d", os.Getuid()))
+}
+
+// Load reads the configuration: flags over CKPT_<KEY> environment variables
+// over <workspace>/ckpt.yaml over $XDG_CONFIG_HOME/ckpt/ckpt.yaml over the
+// defaults. Any bad source is an *Error.
+func Load(opts Options) (*Config, error) {
+	getenv := opts.Env
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	home := homeDir(getenv, opts.Env == nil)
+
+	var files []string
+	if d := xdgDir(getenv, "XDG_CONFIG_HOME", home, ".config"); d != "" {
+		files = append(files, filepath.Join(d, "ckpt", "ckpt.yaml"))
+	}
+	if opts.Workspace != "" {
+		ws, err := filepath.Abs(opts.Workspace)
+		if err != nil {
+			return nil, &Error{Source: opts.Workspace, Err: err}
+		}
+		files = append(files, filepath.Join(ws, "ckpt.yaml"))
+	}
+
+	var layers []layer
+	var read []string
+	for _, f := range files {
+		l, ok, err := fileLayer(f)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			layers = append(layers, l)
+			read = append(read, f)
+		}
+	}
+	layers = append(layers, envLayer(getenv), flagLayer(opts.Flags))
+
+	v := viper.New()
+	for _, k := range keys {
+		if k.def != nil {
+			v.SetDefault(k.name, k.def)
+		}
+	}
+	for _, l := range layers {
+		typed, err := l.decode(home)
+		if err != nil {
+			return nil, err
+		}
+		if err := v.MergeConfigMap(typed); err != nil {
+			return nil, &Error{Source: l.source(""), Err: err}
+		}
+	}
+
+	c := defaults(getenv, home)
+	for _, k := range keys {
+		if val := v.Get(k.name); val != nil {
+			k.set(c, val)
+		}
+	}
+	if !v.IsSet("socket") {
+		c.Socket = filepath.Join(c.StateDir, "ckptd.sock")
+	}
+	c.Files = read
+	return c, nil
+}

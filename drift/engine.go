@@ -1,0 +1,99 @@
+package drift
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/store"
+)
+
+// ErrInvalid marks bad input: an unknown or malformed checkpoint, a
+// checkpoint that is not the run's, a path outside the workspace. Nothing
+// was changed. The CLI exits 2 on it.
+var ErrInvalid = errors.New("invalid input")
+
+func invalid(format string, args ...any) error {
+	return Invalid(fmt.Errorf(format, args...))
+}
+
+// asInvalid marks the snapshot errors that are the caller's input.
+func asInvalid(err error) error {
+	if errors.Is(err, snapshot.ErrBadID) || errors.Is(err, snapshot.ErrRefused) {
+		return Invalid(err)
+	}
+	return err
+}
+
+// Engine answers every ckpt command for one workspace. The daemon and the
+// embedded client use the same Engine; they differ only in how Sync
+// catches the store up with the disk.
+type Engine struct {
+	mu   sync.Mutex // serializes run and tool bookkeeping
+	ws   *snapshot.Workspace
+	sync func(ctx context.Context) error
+	// Daemon, if set, describes the daemon for status.
+	Daemon func() Daemon
+}
+
+// New returns an Engine over ws. sync must return only once every change
+// made on disk before it was called is captured.
+func New(ws *snapshot.Workspace, sync func(ctx context.Context) error) *Engine {
+	return &Engine{ws: ws, sync: sync}
+}
+
+// Workspace is the engine's workspace.
+func (e *Engine) Workspace() *snapshot.Workspace { return e.ws }
+
+// Sync catches the store up with the disk.
+func (e *Engine) Sync(ctx context.Context) error {
+	if err := e.sync(ctx); err != nil {
+		return fmt.Errorf("sync with the disk: %w", err)
+	}
+	return nil
+}
+
+// resolve looks up a checkpoint id given by the caller.
+func (e *Engine) resolve(id string) (store.Checkpoint, error) {
+	cp, err := e.ws.Checkpoint(id)
+	return cp, asInvalid(err)
+}
+
+// CleanPaths checks that every path is a workspace-relative path (as the
+// CLI makes them) and cleans it.
+func CleanPaths(paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		c := path.Clean(strings.TrimSuffix(p, "/"))
+		if p == "" || strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.ContainsRune(c, 0) {
+			return nil, invalid("path %q is outside the workspace", p)
+		}
+		if c == "." {
+			c = ""
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func changesOf(fcs []snapshot.FileChange) []Change {
+	out := make([]Change, 0, len(fcs))
+	for _, fc := range fcs {
+		out = append(out, Change{Path: fc.Path, Kind: fc.Kind.String()})
+	}
+	return out
+}
+
+func who(fc snapshot.FileChange) string {
+	switch {
+	case fc.ByRun && fc.ByPerson:
+		return "both"
+	case fc.ByRun:
+		return "run"
+	}
+	return "person"
+}

@@ -1,0 +1,77 @@
+package drift
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/store"
+)
+
+// Restore brings the workspace (or req.Paths) back to checkpoint req.ID.
+// Default scope: paths that runs changed after it; paths only the person
+// changed are kept. req.Exact restores everything.
+func (e *Engine) Restore(ctx context.Context, req RestoreRequest) (RestoreResult, error) {
+	target, err := e.resolve(req.ID)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	return e.restore(ctx, target, req, "")
+}
+
+// Undo undoes the last restore: it restores that restore's guard, exactly,
+// over the same paths, and puts back the current checkpoint it replaced.
+func (e *Engine) Undo(ctx context.Context, req RestoreRequest) (RestoreResult, error) {
+	var lr store.LastRestore
+	err := e.ws.Store().View(func(r *store.Reader) (err error) {
+		lr, err = r.LastRestore()
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return RestoreResult{}, invalid("there is no restore to undo")
+	}
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	guard, err := e.ws.Checkpoint(lr.GuardID)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	req.Exact, req.Paths = true, lr.Paths
+	return e.restore(ctx, guard, req, lr.PrevID)
+}
+
+func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req RestoreRequest, currentID string) (RestoreResult, error) {
+	paths, err := CleanPaths(req.Paths)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	if err := e.Sync(ctx); err != nil {
+		return RestoreResult{}, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	opts := snapshot.RestoreOptions{Exact: req.Exact, DryRun: req.DryRun, CurrentID: currentID}
+	if len(req.Paths) > 0 {
+		opts.Paths = paths
+	}
+	r, err := e.ws.Restore(ctx, target, opts)
+	if err != nil {
+		return RestoreResult{}, asInvalid(err)
+	}
+	res := RestoreResult{
+		CheckpointID: target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
+		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
+	}
+	for _, it := range r.Restored {
+		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
+		if it.Err != nil {
+			rc.Error = it.Err.Error()
+		}
+		res.Restored = append(res.Restored, rc)
+	}
+	for _, it := range r.Kept {
+		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+	}
+	return res, nil
+}

@@ -1,0 +1,96 @@
+package drift
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/store"
+)
+
+// Status is the drift since the workspace's current checkpoint, and what
+// a person wants to know next to it.
+func (e *Engine) Status(ctx context.Context) (Status, error) {
+	if err := e.Sync(ctx); err != nil {
+		return Status{}, err
+	}
+	cur, err := e.ws.Current()
+	if err != nil {
+		return Status{}, err
+	}
+	fp := e.ws.Fingerprint()
+	fcs, err := e.ws.Diff(cur.Seq, e.ws.Head(), nil, nil)
+	if err != nil {
+		return Status{}, err
+	}
+	s := Status{
+		Workspace:           e.ws.Root(),
+		CurrentCheckpointID: cur.ID,
+		Drifted:             fp.Sum != cur.Fingerprint || fp.Count != cur.Files,
+		Changes:             make([]Change, 0, len(fcs)),
+		Fingerprint:         snapshot.FormatFingerprint(fp.Sum, fp.Count),
+		Files:               fp.Count,
+		StoreBytes:          e.ws.Store().Size(),
+	}
+	for _, fc := range fcs {
+		s.Changes = append(s.Changes, Change{Path: fc.Path, Kind: fc.Kind.String(), By: who(fc)})
+	}
+	if e.Daemon != nil {
+		s.Daemon = e.Daemon()
+	}
+	err = e.ws.Store().View(func(r *store.Reader) error {
+		if run, err := r.LastRun(); err == nil {
+			s.LastRun = &RunInfo{
+				SessionID: run.Session, RunID: run.Run, BaselineID: run.BaselineID, EndID: run.EndID,
+				Open: run.EndID == "", WorkspaceDrifted: run.Drifted, StartedAt: run.StartedAt, EndedAt: run.EndedAt,
+			}
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if lr, err := r.LastRestore(); err == nil {
+			s.LastRestore = &Restored{CheckpointID: lr.TargetID, GuardCheckpointID: lr.GuardID, At: lr.At}
+			s.UndoCommand = "ckpt undo"
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	return s, err
+}
+
+// Checkpoint cuts a manual checkpoint.
+func (e *Engine) Checkpoint(ctx context.Context, message string) (Checkpoint, error) {
+	if err := e.Sync(ctx); err != nil {
+		return Checkpoint{}, err
+	}
+	cp, err := e.ws.Cut(snapshot.ReasonManual, message, store.Attr{})
+	return checkpointOf(cp), err
+}
+
+// Log lists up to n checkpoints, newest first (all if n <= 0).
+func (e *Engine) Log(ctx context.Context, n int) (Log, error) {
+	cps, err := e.ws.Checkpoints(n)
+	l := Log{Checkpoints: make([]Checkpoint, 0, len(cps))}
+	for _, cp := range cps {
+		l.Checkpoints = append(l.Checkpoints, checkpointOf(cp))
+	}
+	return l, err
+}
+
+// Show is one checkpoint and what changed since the checkpoint before it.
+func (e *Engine) Show(ctx context.Context, id string) (Show, error) {
+	cp, err := e.resolve(id)
+	if err != nil {
+		return Show{}, err
+	}
+	s := Show{Checkpoint: checkpointOf(cp), Changes: []Change{}}
+	var from uint64
+	if prev, err := e.ws.CheckpointBefore(cp.Seq); err == nil {
+		s.PrevCheckpointID, from = prev.ID, prev.Seq
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return s, err
+	}
+	fcs, err := e.ws.Diff(from, cp.Seq, nil, nil)
+	s.Changes = changesOf(fcs)
+	return s, err
+}

@@ -1,0 +1,224 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+// WalkFunc lists every file of the workspace that is captured: it calls
+// visit with each one's workspace-relative path and lstat info.
+type WalkFunc = func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error
+
+// candidate is a path whose stat tuple differs from its entry.
+type candidate struct {
+	path    string
+	info    fs.FileInfo
+	prev    store.State
+	hadPrev bool
+}
+
+// Capture records the current state of paths (workspace-relative, '/').
+// A path that is gone is a deletion: of its entry and of every entry under
+// it, had it been a directory.
+func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	var cands []candidate
+	gone := map[string]store.State{}
+	err := ws.st.View(func(r *store.Reader) error {
+		for _, p := range paths {
+			if !validRel(p) {
+				continue
+			}
+			prev, had, err := r.Entry(p)
+			if err != nil {
+				return err
+			}
+			info, err := os.Lstat(ws.root + "/" + p)
+			switch {
+			case err != nil && !isNotExist(err):
+				return err
+			case err != nil || (!info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0):
+				if had {
+					gone[p] = prev
+				}
+				if err != nil || info.IsDir() {
+					err := r.Entries(p+"/", func(path string, st store.State) error {
+						gone[path] = st
+						return nil
+					})
+					if err != nil {
+						return err
+					}
+				}
+			case had && unchanged(prev, statState(info)):
+			default:
+				cands = append(cands, candidate{path: p, info: info, prev: prev, hadPrev: had})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return ws.ingest(ctx, cands, gone, ws.attr())
+}
+
+// Reconcile makes the store match a full walk of the workspace: stat
+// first, hash only what differs; files the walk did not visit are deleted.
+func (ws *Workspace) Reconcile(ctx context.Context, walk WalkFunc) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.reconcile(ctx, walk, ws.attr())
+}
+
+func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr) error {
+	known := map[string]store.State{}
+	err := ws.st.View(func(r *store.Reader) error {
+		return r.Entries("", func(path string, st store.State) error {
+			known[path] = st
+			return nil
+		})
+	})
+	if err != nil {
+		return err
+	}
+	var cands []candidate
+	err = walk(ctx, func(rel string, info fs.FileInfo) error {
+		prev, had := known[rel]
+		if had {
+			delete(known, rel)
+			if unchanged(prev, statState(info)) {
+				return nil
+			}
+		}
+		cands = append(cands, candidate{path: rel, info: info, prev: prev, hadPrev: had})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return ws.ingest(ctx, cands, known, attr)
+}
+
+// ingest reads the candidates in parallel and records what changed, and
+// records the gone paths as deleted, in as few transactions as fit.
+func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[string]store.State, attr store.Attr) error {
+	if len(cands) == 0 && len(gone) == 0 {
+		return nil
+	}
+	results := make(chan observed, 64)
+	jobs := make(chan candidate)
+	var wg sync.WaitGroup
+	for range min(ws.opts.Workers, max(len(cands), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				results <- ws.read(c.path, c.info)
+			}
+		}()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(jobs)
+		for _, c := range cands {
+			select {
+			case jobs <- c:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(results) }()
+	defer func() {
+		cancel()
+		for range results {
+		}
+	}()
+
+	prev := make(map[string]candidate, len(cands))
+	for _, c := range cands {
+		prev[c.path] = c
+	}
+	now := time.Now().UnixNano()
+	head := ws.st.Head()
+	defer func() { ws.emitChanges(head, ws.st.Head()) }()
+	return ws.st.Write(func(w *store.Writer) error {
+		for path, st := range gone {
+			if _, err := w.Record(store.Change{Path: path, Kind: store.Deleted, Attr: attr, Time: now},
+				roll(w.Fingerprint(), path, st, store.State{})); err != nil {
+				return err
+			}
+		}
+		done := 0
+		for o := range results {
+			if err := ws.record(w, prev[o.path], o, attr); err != nil {
+				return err
+			}
+			done++
+			if ws.opts.Progress != nil && len(cands) > 1000 && done%500 == 0 {
+				ws.opts.Progress(done, len(cands))
+			}
+		}
+		if ws.opts.Progress != nil && len(cands) > 1000 {
+			ws.opts.Progress(len(cands), len(cands))
+		}
+		return ctx.Err()
+	})
+}
+
+func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr) error {
+	st := o.state
+	if o.err != nil && !st.Exists() {
+		// Vanished between the walk and the read: a deletion if we knew it.
+		if !c.hadPrev {
+			return nil
+		}
+		_, err := w.Record(store.Change{Path: c.path, Kind: store.Deleted, Attr: attr, Time: time.Now().UnixNano()},
+			roll(w.Fingerprint(), c.path, c.prev, store.State{}))
+		return err
+	}
+	if o.chunks != nil {
+		if err := w.PutBlob(st.Hash, o.chunks); err != nil {
+			return err
+		}
+	}
+	if c.hadPrev && c.prev.SameContent(st) && (c.prev.Stored || !st.Stored) {
+		st.Seq, st.Stored = c.prev.Seq, c.prev.Stored
+		return w.Touch(c.path, st)
+	}
+	kind := store.Modified
+	if !c.hadPrev {
+		kind = store.Added
+	}
+	_, err := w.Record(store.Change{Path: c.path, Kind: kind, State: st, Attr: attr, Time: st.Recorded},
+		roll(w.Fingerprint(), c.path, c.prev, st))
+	return err
+}
+
+func isNotExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// validRel reports whether p is a clean workspace-relative path.
+func validRel(p string) bool {
+	if p == "" || p == "." || strings.HasPrefix(p, "/") || strings.ContainsRune(p, 0) {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,198 @@
+package snapshot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+// Checkpoint reasons.
+const (
+	ReasonInitial           = "initial"
+	ReasonManual            = "manual"
+	ReasonPreRunDriftRebase = "pre_run_drift_rebase"
+	ReasonRunBaseline       = "run_baseline"
+	ReasonPreWrite          = "pre_write"
+	ReasonEndOfTurn         = "end_of_turn"
+	ReasonPreRestoreGuard   = "pre_restore_guard"
+)
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ErrBadID is a checkpoint id that is malformed or unknown.
+var ErrBadID = errors.New("bad checkpoint id")
+
+// ValidID reports whether id has the form of a checkpoint id.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Cut records a checkpoint at the journal's head. The caller syncs the
+// capture first (so the head includes every change made before the call);
+// Cut makes the checkpoint durable before it returns.
+func (ws *Workspace) Cut(reason, message string, attr store.Attr) (store.Checkpoint, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.cut(reason, message, attr)
+}
+
+func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpoint, error) {
+	var cp store.Checkpoint
+	err := ws.st.Write(func(w *store.Writer) error {
+		ord, err := w.NextOrd()
+		if err != nil {
+			return err
+		}
+		fp := w.Fingerprint()
+		cp = store.Checkpoint{
+			ID:          newID(ord),
+			Seq:         w.Head(),
+			Reason:      reason,
+			CreatedAt:   time.Now().UTC(),
+			Session:     attr.Session,
+			Run:         attr.Run,
+			Call:        attr.Call,
+			Message:     message,
+			Fingerprint: fp.Sum,
+			Files:       fp.Count,
+		}
+		return w.PutCheckpoint(&cp)
+	})
+	if err != nil {
+		return cp, err
+	}
+	if err := ws.st.Sync(); err != nil {
+		return cp, err
+	}
+	ws.emit(Event{Type: "checkpoint", Checkpoint: &cp})
+	return cp, nil
+}
+
+// newID makes a checkpoint id: its creation order, for people, and random
+// bits, so that ids are unique even across a store's re-creation.
+func newID(ord uint64) string {
+	var b [3]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("ck%d-%s", ord, hex.EncodeToString(b[:]))
+}
+
+// Checkpoint looks up a checkpoint; a malformed or unknown id is ErrBadID.
+func (ws *Workspace) Checkpoint(id string) (store.Checkpoint, error) {
+	if !ValidID(id) {
+		return store.Checkpoint{}, markErr{fmt.Errorf("%q is not a checkpoint id", id), ErrBadID}
+	}
+	var cp store.Checkpoint
+	err := ws.st.View(func(r *store.Reader) (err error) {
+		cp, err = r.Checkpoint(id)
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return cp, markErr{fmt.Errorf("no checkpoint %q in %s", id, ws.root), ErrBadID}
+	}
+	return cp, err
+}
+
+// Checkpoints lists up to n checkpoints (all if n <= 0), newest first.
+func (ws *Workspace) Checkpoints(n int) ([]store.Checkpoint, error) {
+	var out []store.Checkpoint
+	err := ws.st.View(func(r *store.Reader) error {
+		return r.Checkpoints(func(cp store.Checkpoint) (bool, error) {
+			out = append(out, cp)
+			return n <= 0 || len(out) < n, nil
+		})
+	})
+	return out, err
+}
+
+// CheckpointBefore is the newest checkpoint whose seq is below seq.
+func (ws *Workspace) CheckpointBefore(seq uint64) (store.Checkpoint, error) {
+	var cp store.Checkpoint
+	err := ws.st.View(func(r *store.Reader) (err error) {
+		cp, err = r.CheckpointBefore(seq)
+		return err
+	})
+	return cp, err
+}
+
+// WorkspaceState is the persisted workspace state.
+func (ws *Workspace) WorkspaceState() (store.WorkspaceState, error) {
+	var s store.WorkspaceState
+	err := ws.st.View(func(r *store.Reader) (err error) {
+		s, err = r.Workspace()
+		return err
+	})
+	return s, err
+}
+
+// SetCurrent makes cp the workspace's current checkpoint.
+func (ws *Workspace) SetCurrent(cp store.Checkpoint) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp) })
+}
+
+func (ws *Workspace) putCurrent(w *store.Writer, cp store.Checkpoint) error {
+	return w.PutWorkspace(store.WorkspaceState{
+		WorkspaceKey:        ws.key,
+		Root:                ws.root,
+		CurrentCheckpointID: cp.ID,
+		FingerprintPayload:  FormatFingerprint(cp.Fingerprint, cp.Files),
+		UpdatedAt:           time.Now().UTC(),
+	})
+}
+
+// Current is the workspace's current checkpoint.
+func (ws *Workspace) Current() (store.Checkpoint, error) {
+	var cp store.Checkpoint
+	err := ws.st.View(func(r *store.Reader) error {
+		s, err := r.Workspace()
+		if err != nil {
+			return err
+		}
+		cp, err = r.Checkpoint(s.CurrentCheckpointID)
+		return err
+	})
+	return cp, err
+}
+
+// Import captures the whole workspace for the first time (walk lists it)
+// and cuts the initial checkpoint, which becomes current. It does nothing
+// if the workspace was imported already.
+func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoint, bool, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	var have bool
+	err := ws.st.View(func(r *store.Reader) error {
+		_, err := r.Workspace()
+		have = err == nil
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil || have {
+		return store.Checkpoint{}, false, err
+	}
+	if err := ws.reconcile(ctx, walk, store.Attr{}); err != nil {
+		return store.Checkpoint{}, false, err
+	}
+	cp, err := ws.cut(ReasonInitial, "", store.Attr{})
+	if err != nil {
+		return cp, false, err
+	}
+	if err := ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp) }); err != nil {
+		return cp, false, err
+	}
+	return cp, true, ws.st.Sync()
+}
+
+// markErr reads as its own message and Is its mark.
+type markErr struct{ err, mark error }
+
+func (e markErr) Error() string        { return e.err.Error() }
+func (e markErr) Unwrap() error        { return e.err }
+func (e markErr) Is(target error) bool { return target == e.mark }

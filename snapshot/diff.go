@@ -1,0 +1,105 @@
+package snapshot
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+// FileChange is how one path differs between two journal positions.
+type FileChange struct {
+	Path string
+	Kind store.ChangeKind
+	From store.State
+	To   store.State
+	// First is the first journal entry for the path after the start.
+	First store.Change
+	// ByRun: some entry in the range was made by a run or a restore;
+	// ByPerson: some entry was made outside any run.
+	ByRun, ByPerson bool
+}
+
+// Filter selects paths: nil selects all; else a path is selected if it is
+// one of the filter's paths or lies under one.
+type Filter []string
+
+func (f Filter) match(p string) bool {
+	if f == nil {
+		return true
+	}
+	for _, q := range f {
+		if q == "" || p == q || strings.HasPrefix(p, q+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Head is the journal's head seq.
+func (ws *Workspace) Head() uint64 { return ws.st.Head() }
+
+// Diff lists the paths whose state at seq from differs from their state at
+// seq to, sorted by path. Only journal entries in (from, to] are read.
+// keep, if set, decides which journal entries count (nil: all).
+func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) bool) ([]FileChange, error) {
+	var out []FileChange
+	err := ws.st.View(func(r *store.Reader) error {
+		byPath := map[string]*FileChange{}
+		var order []string
+		err := r.Changes(from, to, func(c store.Change) error {
+			if !f.match(c.Path) || (keep != nil && !keep(c)) {
+				return nil
+			}
+			fc := byPath[c.Path]
+			if fc == nil {
+				fc = &FileChange{Path: c.Path, First: c}
+				byPath[c.Path] = fc
+				order = append(order, c.Path)
+			}
+			if c.Attr.InRun() {
+				fc.ByRun = true
+			} else {
+				fc.ByPerson = true
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, p := range order {
+			fc := byPath[p]
+			if fc.From, err = r.StateAt(p, from); err != nil {
+				return err
+			}
+			if fc.To, err = r.StateAt(p, to); err != nil {
+				return err
+			}
+			if fc.From.SameContent(fc.To) {
+				continue
+			}
+			switch {
+			case !fc.From.Exists():
+				fc.Kind = store.Added
+			case !fc.To.Exists():
+				fc.Kind = store.Deleted
+			default:
+				fc.Kind = store.Modified
+			}
+			out = append(out, *fc)
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}
+
+// Blob reads a stored content.
+func (ws *Workspace) Blob(h store.Hash) ([]byte, error) {
+	var b []byte
+	err := ws.st.View(func(r *store.Reader) (err error) {
+		b, err = r.Blob(h)
+		return err
+	})
+	return b, err
+}

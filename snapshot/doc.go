@@ -1,0 +1,48 @@
+// Package snapshot is ckpt's engine: copy-on-change capture into an
+// append-only journal, the rolling fingerprint, checkpoints, state at a
+// checkpoint, diffs, and exact, undoable restores. It imports only store.
+//
+// # Capture
+//
+// Capture (dirty paths from the watcher) and Reconcile (a full walk, at
+// start, after an overflow, and before every embedded command) share one
+// path: compare the lstat tuple (type, mode, size, mtime, ctime, inode)
+// with the entry; hash only what differs, in parallel; re-read a file whose
+// stat changed while it was read; record a journal entry only when the
+// content, type or executable bit changed. A file whose mtime is within two
+// seconds of the moment its entry was recorded is re-hashed by the next
+// scan (the racy-timestamp rule). Files over MaxFileSize are hashed but not
+// stored.
+//
+// # Fingerprint
+//
+// The fingerprint is Σ xxhash64(path, content hash, mode) mod 2^64 over
+// every captured path, plus the count. Each journal entry moves it in O(1);
+// each checkpoint records it. The workspace has drifted when the live
+// fingerprint differs from its current checkpoint's.
+//
+// # Checkpoints and diffs
+//
+// A checkpoint is a journal position: cutting one writes one record. The
+// state of a path at a checkpoint is its newest path-index entry at or
+// below the checkpoint's seq. A diff between two positions reads only the
+// journal entries between them.
+//
+// # Restore
+//
+//	plan:   for each path with journal entries after the target (in scope):
+//	          target state := state at target; skip it if equal to now
+//	          keep it (with why) if only the person changed it (default
+//	          scope), or if either side's content is not stored
+//	check:  refuse if any write would go through a symlink on disk
+//	guard:  cut pre_restore_guard (synced)
+//	intent: persist the plan (synced)
+//	apply:  removals deepest first, then writes parents first; each write
+//	        is temp file + fsync + rename through os.Root; directories are
+//	        created as needed and those a removal emptied are removed
+//	record: journal what was written, attributed to the restore
+//	finish: the target becomes current; the intent is deleted (synced)
+//
+// An intent found at Open is applied again (apply is idempotent), so a
+// crash anywhere in a restore is finished by the next command.
+package snapshot

@@ -1,0 +1,132 @@
+package snapshot
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+func numCPU() int { return runtime.GOMAXPROCS(0) }
+
+// racyWindow: a file whose mtime is within this of the moment its state was
+// recorded may have changed again within the same timestamp tick, so its
+// stat tuple cannot be trusted and the next scan re-hashes it.
+const racyWindow = 2 * time.Second
+
+// statState fills the stat tuple of a state from an lstat result.
+func statState(info fs.FileInfo) store.State {
+	st := store.State{Mode: info.Mode().Perm(), Hash: store.Hash{Size: info.Size()}}
+	switch {
+	case info.Mode().IsRegular():
+		st.Kind = store.File
+	case info.Mode()&fs.ModeSymlink != 0:
+		st.Kind = store.Symlink
+	}
+	st.Mtime = info.ModTime().UnixNano()
+	if sys, ok := info.Sys().(*syscall.Stat_t); ok {
+		st.Ctime = sys.Ctim.Sec*1e9 + sys.Ctim.Nsec
+		st.Inode = sys.Ino
+	}
+	return st
+}
+
+// unchanged reports whether the disk's stat tuple proves prev is still
+// what the path holds.
+func unchanged(prev, disk store.State) bool {
+	return prev.Kind == disk.Kind && prev.Mode == disk.Mode &&
+		prev.Hash.Size == disk.Hash.Size && prev.Mtime == disk.Mtime &&
+		prev.Ctime == disk.Ctime && prev.Inode == disk.Inode &&
+		prev.Mtime < prev.Recorded-int64(racyWindow)
+}
+
+// observed is what reading one path found.
+type observed struct {
+	path   string
+	state  store.State
+	chunks [][]byte // encoded content to store; nil when not stored
+	err    error    // the path could not be read (it is recorded unstored)
+}
+
+// read reads, hashes and (unless too large) encodes the path, re-reading
+// when it changed while being read.
+func (ws *Workspace) read(path string, info fs.FileInfo) observed {
+	abs := ws.root + "/" + path
+	for attempt := 0; ; attempt++ {
+		st := statState(info)
+		data, err := ws.content(abs, st)
+		after, lerr := os.Lstat(abs)
+		if lerr != nil {
+			return observed{path: path, err: lerr}
+		}
+		if attempt < 3 && !sameStat(st, statState(after)) {
+			info = after
+			continue
+		}
+		st.Recorded = time.Now().UnixNano()
+		if err != nil {
+			return observed{path: path, state: st, err: err}
+		}
+		if data.stored {
+			st.Stored = true
+			st.Hash = data.hash
+			return observed{path: path, state: st, chunks: store.EncodeBlob(data.bytes)}
+		}
+		st.Hash = data.hash
+		return observed{path: path, state: st}
+	}
+}
+
+func sameStat(a, b store.State) bool {
+	return a.Kind == b.Kind && a.Hash.Size == b.Hash.Size && a.Mtime == b.Mtime &&
+		a.Ctime == b.Ctime && a.Inode == b.Inode && a.Mode == b.Mode
+}
+
+type content struct {
+	hash   store.Hash
+	bytes  []byte
+	stored bool
+}
+
+func (ws *Workspace) content(abs string, st store.State) (content, error) {
+	if st.Kind == store.Symlink {
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return content{}, err
+		}
+		b := []byte(target)
+		return content{hash: store.HashBytes(b), bytes: b, stored: true}, nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return content{}, err
+	}
+	defer f.Close()
+	if ws.opts.MaxFileSize > 0 && st.Hash.Size > ws.opts.MaxFileSize {
+		h := store.NewHasher()
+		if _, err := io.Copy(h, f); err != nil {
+			return content{}, err
+		}
+		return content{hash: h.Sum()}, nil
+	}
+	b := make([]byte, 0, st.Hash.Size+1)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return content{}, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+	return content{hash: store.HashBytes(b), bytes: b, stored: true}, nil
+}

@@ -1,0 +1,276 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+// ErrRefused is a restore that would have to write through a symlink or
+// outside the workspace; nothing was written.
+var ErrRefused = errors.New("restore refused")
+
+// RestoreOptions scope a restore.
+type RestoreOptions struct {
+	// Paths limits the restore to these paths and what lies under them.
+	Paths Filter
+	// Exact restores every path; otherwise only paths that runs (or
+	// restores) changed after the target are restored, and paths only the
+	// person changed are kept.
+	Exact bool
+	// DryRun plans and reports without writing anything.
+	DryRun bool
+	// CurrentID, if set, becomes the current checkpoint instead of the
+	// target (undo puts back the one that was current before the restore).
+	CurrentID string
+}
+
+// RestoreItem is one change a restore made (or would make).
+type RestoreItem struct {
+	Path     string
+	Kind     store.ChangeKind // what the restore did to the path
+	Conflict bool             // both a run and the person changed it since the target
+	Err      error            // the write failed; the path is as it was
+}
+
+// KeptItem is a path that changed since the target but was left alone.
+type KeptItem struct {
+	Path string
+	Kind store.ChangeKind // how it changed since the target
+	Why  string
+}
+
+// RestoreResult is what a restore did.
+type RestoreResult struct {
+	Target   store.Checkpoint
+	Guard    store.Checkpoint
+	Restored []RestoreItem
+	Kept     []KeptItem
+	DryRun   bool
+}
+
+// Restore brings the paths in scope back to their state at target. The
+// caller syncs the capture first. The restore is planned, a
+// pre_restore_guard checkpoint is cut, the plan is persisted as an intent,
+// then applied through os.Root, recorded in the journal as the restore's
+// own changes, and the target becomes the current checkpoint.
+func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts RestoreOptions) (RestoreResult, error) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	res := RestoreResult{Target: target, DryRun: opts.DryRun}
+	changes, err := ws.Diff(target.Seq, ws.st.Head(), opts.Paths, nil)
+	if err != nil {
+		return res, err
+	}
+	var actions []store.IntentAction
+	for _, fc := range changes {
+		why := ""
+		switch {
+		case !opts.Exact && !fc.ByRun:
+			why = "changed only outside runs"
+		case fc.From.Exists() && !fc.From.Stored:
+			why = "its content at the checkpoint is not stored (larger than max_file_size or unreadable)"
+		case fc.To.Exists() && !fc.To.Stored:
+			why = "its current content is not stored (larger than max_file_size or unreadable), so replacing it could not be undone"
+		}
+		if why != "" {
+			res.Kept = append(res.Kept, KeptItem{Path: fc.Path, Kind: fc.Kind, Why: why})
+			continue
+		}
+		actions = append(actions, store.IntentAction{Path: fc.Path, State: fc.From})
+		res.Restored = append(res.Restored, RestoreItem{
+			Path:     fc.Path,
+			Kind:     inverse(fc.Kind),
+			Conflict: !opts.Exact && fc.ByPerson,
+		})
+	}
+	if err := ws.preflight(actions); err != nil {
+		return res, err
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	current, err := ws.currentID()
+	if err != nil {
+		return res, err
+	}
+	if res.Guard, err = ws.cut(ReasonPreRestoreGuard, "before restoring "+target.ID, store.Attr{}); err != nil {
+		return res, err
+	}
+	in := store.Intent{TargetID: target.ID, GuardID: res.Guard.ID, PrevID: current, Actions: actions, CreatedAt: time.Now().UTC()}
+	if opts.CurrentID != "" {
+		in.TargetID = opts.CurrentID
+	}
+	if err := ws.st.Write(func(w *store.Writer) error { return w.PutIntent(in) }); err != nil {
+		return res, err
+	}
+	if err := ws.st.Sync(); err != nil {
+		return res, err
+	}
+	head := ws.st.Head()
+	failed, err := ws.finish(in, opts.Paths)
+	for i := range res.Restored {
+		res.Restored[i].Err = failed[res.Restored[i].Path]
+	}
+	ws.emitChanges(head, ws.st.Head())
+	ws.emit(Event{Type: "restore", Restore: &res})
+	return res, err
+}
+
+func inverse(k store.ChangeKind) store.ChangeKind {
+	switch k {
+	case store.Added:
+		return store.Deleted
+	case store.Deleted:
+		return store.Added
+	}
+	return k
+}
+
+func (ws *Workspace) currentID() (string, error) {
+	var id string
+	err := ws.st.View(func(r *store.Reader) error {
+		s, err := r.Workspace()
+		id = s.CurrentCheckpointID
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
+	return id, err
+}
+
+// preflight refuses a plan that would write through a symlink that the plan
+// itself does not remove first: no write may be redirected, inside the
+// workspace or out of it.
+func (ws *Workspace) preflight(actions []store.IntentAction) error {
+	removed := map[string]bool{}
+	for _, a := range actions {
+		if !a.State.Exists() || a.State.Kind == store.Symlink {
+			removed[a.Path] = true
+		}
+	}
+	root, err := os.OpenRoot(ws.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	for _, a := range actions {
+		parts := strings.Split(a.Path, "/")
+		for i := 1; i < len(parts); i++ {
+			dir := strings.Join(parts[:i], "/")
+			if removed[dir] {
+				break
+			}
+			info, err := os.Lstat(ws.root + "/" + dir)
+			if err != nil {
+				break
+			}
+			if info.Mode()&os.ModeSymlink != 0 {
+				return markErr{fmt.Errorf("restore refused: %s lies behind the symlink %s", a.Path, dir), ErrRefused}
+			}
+		}
+	}
+	return nil
+}
+
+// finishIntent completes a restore that a crash interrupted.
+func (ws *Workspace) finishIntent() error {
+	var in store.Intent
+	err := ws.st.View(func(r *store.Reader) (err error) {
+		in, err = r.Intent()
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = ws.finish(in, nil)
+	return err
+}
+
+// finish applies an intent, records what it wrote, moves the current
+// checkpoint and deletes the intent. Applying is idempotent, so a crash
+// anywhere in it is mended by running it again.
+func (ws *Workspace) finish(in store.Intent, paths Filter) (map[string]error, error) {
+	failed, err := ws.apply(in.Actions)
+	if err != nil {
+		return failed, err
+	}
+	target := store.Checkpoint{ID: in.TargetID}
+	err = ws.st.View(func(r *store.Reader) (err error) {
+		target, err = r.Checkpoint(in.TargetID)
+		return err
+	})
+	if err != nil {
+		return failed, err
+	}
+	err = ws.st.Write(func(w *store.Writer) error {
+		now := time.Now()
+		for _, a := range in.Actions {
+			if failed[a.Path] != nil {
+				continue
+			}
+			if err := ws.recordRestored(w, a, now); err != nil {
+				return err
+			}
+		}
+		if err := ws.putCurrent(w, target); err != nil {
+			return err
+		}
+		lr := store.LastRestore{TargetID: in.TargetID, GuardID: in.GuardID, PrevID: in.PrevID, Paths: paths, At: now.UTC()}
+		if err := w.PutLastRestore(lr); err != nil {
+			return err
+		}
+		return w.DeleteIntent()
+	})
+	if err != nil {
+		return failed, err
+	}
+	return failed, ws.st.Sync()
+}
+
+// recordRestored journals a path the restore wrote, with the stat tuple
+// the disk now has, so that the watcher's events for it change nothing.
+func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now time.Time) error {
+	prev, had, err := w.Entry(a.Path)
+	if err != nil {
+		return err
+	}
+	next := store.State{}
+	if a.State.Exists() {
+		info, err := os.Lstat(ws.root + "/" + a.Path)
+		if err != nil {
+			return nil // gone again already: the next capture records that
+		}
+		next = statState(info)
+		next.Hash, next.Stored, next.Recorded = a.State.Hash, true, now.UnixNano()
+	}
+	if had && prev.SameContent(next) {
+		if !next.Exists() {
+			return nil
+		}
+		next.Seq = prev.Seq
+		return w.Touch(a.Path, next)
+	}
+	if !had && !next.Exists() {
+		return nil
+	}
+	kind := store.Modified
+	switch {
+	case !had:
+		kind = store.Added
+	case !next.Exists():
+		kind = store.Deleted
+	}
+	_, err = w.Record(store.Change{Path: a.Path, Kind: kind, State: next, Attr: store.Attr{Restore: true}, Time: now.UnixNano()},
+		roll(w.Fingerprint(), a.Path, prev, next))
+	return err
+}

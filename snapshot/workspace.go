@@ -1,0 +1,143 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+// Options configure a Workspace.
+type Options struct {
+	// MaxFileSize: larger files are fingerprinted but not stored.
+	MaxFileSize int64
+	// LockTimeout bounds the wait for another process holding the store.
+	LockTimeout time.Duration
+	// Workers hash and compress in parallel; 0 means two per CPU.
+	Workers int
+	// Progress, if set, is told how far a long capture (the first import)
+	// has come.
+	Progress func(done, total int)
+}
+
+// Workspace is one watched directory and its store. Its methods are safe
+// for concurrent use: captures, cuts and restores are serialized.
+type Workspace struct {
+	root string
+	key  string
+	st   *store.Store
+	opts Options
+
+	mu     sync.Mutex // serializes capture, cut and restore
+	active store.Active
+	notify func(Event)
+}
+
+// Key names a workspace's store: the root's base name and a hash of its
+// absolute path.
+func Key(root string) string {
+	return fmt.Sprintf("%s-%016x", filepath.Base(root), xxhash.Sum64String(root))
+}
+
+// StoreDir is where the store of the workspace at root lives.
+func StoreDir(stateDir, root string) string {
+	return filepath.Join(stateDir, "workspaces", Key(root))
+}
+
+// Known reports whether root has a store under stateDir.
+func Known(stateDir, root string) bool {
+	_, err := os.Stat(filepath.Join(StoreDir(stateDir, root), "root"))
+	return err == nil
+}
+
+// Open opens the workspace at root (an absolute, clean path) with its store
+// under stateDir. An unfinished restore is finished first.
+func Open(stateDir, root string, opts Options) (*Workspace, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = 2 * numCPU()
+	}
+	dir := StoreDir(stateDir, root)
+	st, err := store.Open(dir, opts.LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "root"), []byte(root+"\n"), 0o600); err != nil {
+		st.Close()
+		return nil, err
+	}
+	ws := &Workspace{root: root, key: Key(root), st: st, opts: opts}
+	err = st.View(func(r *store.Reader) (err error) {
+		ws.active, err = r.Active()
+		return err
+	})
+	if err == nil {
+		err = ws.finishIntent()
+	}
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// Close closes the store.
+func (ws *Workspace) Close() error { return ws.st.Close() }
+
+// Root is the workspace's absolute path.
+func (ws *Workspace) Root() string { return ws.root }
+
+// Store is the workspace's store, for the packages built on snapshot.
+func (ws *Workspace) Store() *store.Store { return ws.st }
+
+// Imported reports whether the first import happened.
+func (ws *Workspace) Imported() (bool, error) {
+	err := ws.st.View(func(r *store.Reader) error {
+		_, err := r.Workspace()
+		return err
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Active is who changes captured now are attributed to.
+func (ws *Workspace) Active() store.Active {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.active
+}
+
+// SetActive persists who changes captured from now on are attributed to.
+func (ws *Workspace) SetActive(a store.Active) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if err := ws.st.Write(func(w *store.Writer) error { return w.PutActive(a) }); err != nil {
+		return err
+	}
+	ws.active = a
+	return nil
+}
+
+// attr is the attribution of a change captured now: the newest open tool
+// call of the newest open run, else the newest open run, else nobody.
+func (ws *Workspace) attr() store.Attr {
+	if len(ws.active.Runs) == 0 {
+		return store.Attr{}
+	}
+	r := ws.active.Runs[len(ws.active.Runs)-1]
+	a := store.Attr{Session: r.Session, Run: r.Run}
+	if n := len(r.Calls); n > 0 {
+		a.Call = r.Calls[n-1]
+	}
+	return a
+}
+
+// Fingerprint is the live fingerprint.
+func (ws *Workspace) Fingerprint() store.Fingerprint { return ws.st.Fingerprint() }

@@ -1,0 +1,101 @@
+package store
+
+import "time"
+
+// Checkpoint is a named journal position.
+type Checkpoint struct {
+	ID          string    `json:"id"`
+	Ord         uint64    `json:"ord"` // creation order within the workspace
+	Seq         uint64    `json:"seq"` // the journal seq it stands at
+	Reason      string    `json:"reason"`
+	CreatedAt   time.Time `json:"created_at"`
+	Session     string    `json:"session,omitempty"`
+	Run         string    `json:"run,omitempty"`
+	Call        string    `json:"call,omitempty"`
+	Message     string    `json:"message,omitempty"`
+	Fingerprint uint64    `json:"fingerprint"`
+	Files       int64     `json:"files"`
+}
+
+// Fingerprint is the rolling fingerprint of the captured workspace: the sum
+// of every captured path's term, and the number of paths.
+type Fingerprint struct {
+	Sum   uint64 `json:"sum"`
+	Count int64  `json:"count"`
+}
+
+// WorkspaceState is what drift is measured against.
+type WorkspaceState struct {
+	WorkspaceKey        string    `json:"workspace_key"`
+	Root                string    `json:"root"`
+	CurrentCheckpointID string    `json:"current_checkpoint_id"`
+	FingerprintPayload  string    `json:"fingerprint_payload"`
+	UpdatedAt           time.Time `json:"updated_at"`
+}
+
+// Run is a run's persisted baseline.
+type Run struct {
+	Session        string    `json:"session_id"`
+	Run            string    `json:"run_id"`
+	BaselineID     string    `json:"baseline_checkpoint_id"`
+	Drifted        bool      `json:"drifted"`
+	Drift          []string  `json:"drift,omitempty"`
+	EndID          string    `json:"end_checkpoint_id,omitempty"`
+	StartedAt      time.Time `json:"started_at"`
+	EndedAt        time.Time `json:"ended_at,omitzero"`
+	UpdatedAt      time.Time `json:"updated_at"`
+	StartSeq       uint64    `json:"start_seq"`
+	EndSeq         uint64    `json:"end_seq,omitempty"`
+	ActiveCallID   string    `json:"active_call_id,omitempty"`
+	ActiveCallFrom time.Time `json:"active_call_from,omitzero"`
+}
+
+// ToolWindow is one tool call's window: from its pre_write checkpoint to its end.
+type ToolWindow struct {
+	Session      string    `json:"session_id"`
+	Run          string    `json:"run_id"`
+	Call         string    `json:"tool_call_id"`
+	Command      string    `json:"command,omitempty"`
+	CheckpointID string    `json:"checkpoint_id"`
+	StartSeq     uint64    `json:"start_seq"`
+	EndSeq       uint64    `json:"end_seq,omitempty"`
+	StartedAt    time.Time `json:"started_at"`
+	EndedAt      time.Time `json:"ended_at,omitzero"`
+}
+
+// Active is who the changes captured now belong to.
+type Active struct {
+	Runs []ActiveRun `json:"runs,omitempty"` // open runs, oldest first
+}
+
+// ActiveRun is an open run and its open tool calls (oldest first).
+type ActiveRun struct {
+	Session string   `json:"session_id"`
+	Run     string   `json:"run_id"`
+	Calls   []string `json:"calls,omitempty"`
+}
+
+// Intent is a restore being applied: persisted before the first write, so
+// that a crash midway is finished at the next open.
+type Intent struct {
+	TargetID  string         `json:"target_id"`
+	GuardID   string         `json:"guard_id"`
+	PrevID    string         `json:"prev_current_id"`
+	Actions   []IntentAction `json:"actions"`
+	CreatedAt time.Time      `json:"created_at"`
+}
+
+// IntentAction sets one path to a state.
+type IntentAction struct {
+	Path  string `json:"path"`
+	State State  `json:"state"`
+}
+
+// LastRestore remembers the last restore, for undo.
+type LastRestore struct {
+	TargetID string    `json:"target_id"`
+	GuardID  string    `json:"guard_id"`
+	PrevID   string    `json:"prev_current_id"`
+	Paths    []string  `json:"paths,omitempty"`
+	At       time.Time `json:"at"`
+}

@@ -1,0 +1,216 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// Writer writes to the store. A Write call may commit in several
+// transactions when it outgrows one (Badger's ErrTxnTooBig); each commit
+// carries the journal head and fingerprint that match the records in it, so
+// every committed prefix is consistent.
+type Writer struct {
+	Reader
+	s     *Store
+	head  uint64
+	fp    Fingerprint
+	size  int64
+	count int
+}
+
+// Write runs fn with the store's only writer and commits what it wrote.
+func (s *Store) Write(fn func(*Writer) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := &Writer{s: s, head: s.head, fp: s.fp}
+	w.txn = s.db.NewTransaction(true)
+	defer func() { w.txn.Discard() }()
+	if err := fn(w); err != nil {
+		return err
+	}
+	return w.commit(false)
+}
+
+// batch limits: Badger refuses a transaction over 15% of a memtable; stay
+// well under it.
+func (w *Writer) full(extra int64) bool {
+	return w.size+extra > MemTableSize*15/100*6/10 || w.count > 20000
+}
+
+func (w *Writer) commit(reopen bool) error {
+	if err := w.setJSON(metaKey(metaHead), w.head); err != nil {
+		return err
+	}
+	if err := w.setJSON(metaKey(metaFingerprint), w.fp); err != nil {
+		return err
+	}
+	if err := w.txn.Commit(); err != nil {
+		return fmt.Errorf("store commit: %w", err)
+	}
+	w.s.head, w.s.fp = w.head, w.fp
+	w.size, w.count = 0, 0
+	if reopen {
+		w.txn = w.s.db.NewTransaction(true)
+	}
+	return nil
+}
+
+// room commits the open transaction first if extra bytes would not fit.
+func (w *Writer) room(extra int64) error {
+	if w.count == 0 || !w.full(extra) {
+		return nil
+	}
+	return w.commit(true)
+}
+
+func estimate(key, val []byte) int64 {
+	n := int64(len(key)) + 12
+	if int64(len(val)) < ValueThreshold {
+		n += int64(len(val))
+	} else {
+		n += 12
+	}
+	return n
+}
+
+func (w *Writer) set(key, val []byte) error {
+	if err := w.txn.Set(key, val); err != nil {
+		return fmt.Errorf("store set: %w", err)
+	}
+	w.size += estimate(key, val)
+	w.count++
+	return nil
+}
+
+func (w *Writer) setJSON(key []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return w.set(key, b)
+}
+
+// Head is the last journal seq as this writer sees it.
+func (w *Writer) Head() uint64 { return w.head }
+
+// Fingerprint is the live fingerprint as this writer sees it.
+func (w *Writer) Fingerprint() Fingerprint { return w.fp }
+
+// Record appends a change to the journal, indexes it, makes its state the
+// path's entry and sets the live fingerprint to fp. It returns the seq.
+func (w *Writer) Record(c Change, fp Fingerprint) (uint64, error) {
+	c.Seq = w.head + 1
+	if c.State.Exists() {
+		c.State.Seq = c.Seq
+	}
+	jv := c.encode()
+	sv := c.State.appendTo(nil)
+	jk, pk, ek := journalKey(c.Seq), pathKey(c.Path, c.Seq), entryKey(c.Path)
+	if err := w.room(estimate(jk, jv) + estimate(pk, sv) + estimate(ek, sv)); err != nil {
+		return 0, err
+	}
+	if err := w.set(jk, jv); err != nil {
+		return 0, err
+	}
+	if err := w.set(pk, sv); err != nil {
+		return 0, err
+	}
+	if c.State.Exists() {
+		if err := w.set(ek, sv); err != nil {
+			return 0, err
+		}
+	} else {
+		if err := w.txn.Delete(ek); err != nil {
+			return 0, err
+		}
+		w.count++
+	}
+	w.head, w.fp = c.Seq, fp
+	return c.Seq, nil
+}
+
+// Touch rewrites a path's entry (its stat tuple) without a journal entry:
+// the content did not change.
+func (w *Writer) Touch(path string, st State) error {
+	k, v := entryKey(path), st.appendTo(nil)
+	if err := w.room(estimate(k, v)); err != nil {
+		return err
+	}
+	return w.set(k, v)
+}
+
+// PutBlob stores encoded content (from EncodeBlob) unless it is stored.
+func (w *Writer) PutBlob(h Hash, chunks [][]byte) error {
+	if ok, err := w.HasBlob(h); err != nil || ok {
+		return err
+	}
+	for i, c := range chunks {
+		k := blobKey(h, uint32(i))
+		if err := w.room(estimate(k, c)); err != nil {
+			return err
+		}
+		if err := w.set(k, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PutCheckpoint stores a checkpoint, giving it the next creation order.
+func (w *Writer) PutCheckpoint(cp *Checkpoint) error {
+	var ord uint64
+	if err := getJSON(w.txn, metaKey(metaOrd), &ord); err != nil && err != ErrNotFound {
+		return err
+	}
+	ord++
+	cp.Ord = ord
+	if err := w.setJSON(metaKey(metaOrd), ord); err != nil {
+		return err
+	}
+	if err := w.setJSON(checkpointKey(cp.ID), cp); err != nil {
+		return err
+	}
+	return w.set(ckptBySeqKey(cp.Seq, cp.Ord), []byte(cp.ID))
+}
+
+// NextOrd is the creation order the next checkpoint will get.
+func (w *Writer) NextOrd() (uint64, error) {
+	var ord uint64
+	if err := getJSON(w.txn, metaKey(metaOrd), &ord); err != nil && err != ErrNotFound {
+		return 0, err
+	}
+	return ord + 1, nil
+}
+
+// PutWorkspace stores the workspace state.
+func (w *Writer) PutWorkspace(ws WorkspaceState) error {
+	return w.setJSON(metaKey(metaWorkspace), ws)
+}
+
+// PutActive stores who changes are attributed to now.
+func (w *Writer) PutActive(a Active) error { return w.setJSON(metaKey(metaActive), a) }
+
+// PutIntent stores a restore intent.
+func (w *Writer) PutIntent(in Intent) error { return w.setJSON(metaKey(metaIntent), in) }
+
+// DeleteIntent removes the restore intent.
+func (w *Writer) DeleteIntent() error { return w.txn.Delete(metaKey(metaIntent)) }
+
+// PutLastRestore remembers a restore for undo.
+func (w *Writer) PutLastRestore(lr LastRestore) error {
+	return w.setJSON(metaKey(metaLastRestore), lr)
+}
+
+// PutRun stores a run's baseline record.
+func (w *Writer) PutRun(r Run) error { return w.setJSON(runKey(r.Session, r.Run), r) }
+
+// PutToolWindow stores a tool window.
+func (w *Writer) PutToolWindow(t ToolWindow) error {
+	return w.setJSON(toolKey(t.Session, t.Run, t.Call), t)
+}
+
+var _ = badger.ErrTxnTooBig

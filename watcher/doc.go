@@ -1,0 +1,74 @@
+// Package watcher finds out what changed in a workspace. It owns the
+// recursive fsnotify watch, the ignore rules, the walks that reconcile scans
+// are built on, the debouncing of events into dirty paths, and the sync
+// cookies. It reports paths; it never reads or stores file content. It
+// imports only config.
+//
+// # What is never captured
+//
+// Any path with a component named .git (directory or file), and any path
+// with a component starting with InternalPrefix (ckpt's restore temp files
+// and sync cookies), whatever the ignore rules say. Everything else is
+// decided by the Ignorer.
+//
+// # Ignore rules
+//
+// The Ignorer agrees with git (dir.c and wildmatch.c, which it ports): the
+// test suite compares it with `git check-ignore` case by case. The rules come
+// from, highest precedence first:
+//
+//  1. the .ckptignore, then the .gitignore, of the path's own directory, then
+//     of each parent directory up to the workspace root (a deeper directory
+//     wins; a directory's files apply only to paths below it);
+//  2. .git/info/exclude of the root's repository (for a worktree or
+//     submodule, the common git directory's);
+//  3. the configured extra patterns, read like a root-level .gitignore
+//     (git's core.excludesFile has this place).
+//
+// The first source with a matching pattern decides; within a source the last
+// matching line wins, and a .ckptignore's lines count as coming after its
+// directory's .gitignore. A "!" line re-includes. The workspace root is the
+// top: ignore files above it, and git's global excludes file, are not read.
+//
+// Deciding path P:
+//
+//	if P has a .git or internal component: ignored
+//	for each ancestor directory A of P, root first:
+//		if rules(A) exclude A (as a directory): ignored   // git cannot re-include below an excluded directory
+//	return rules(P)                                       // sources as above
+//
+// Ignore files are read lazily, one directory at a time, only for
+// directories that are not excluded (as git does), and cached. Invalidate
+// drops a directory's cache when its .gitignore or .ckptignore changes (the
+// root's also re-reads info/exclude). A walk checks each ignore file it lists
+// against the one cached, and re-reads it if it changed, so a scan always uses
+// the rules on disk. Symlinked ignore files are not followed (as git 2.32+).
+//
+// Patterns are git's: a trailing "/" matches directories only; a "/" at the
+// start or in the middle anchors the pattern to its file's directory, else
+// it matches the base name at any depth; "*", "?" and "[...]" never match
+// "/"; "**/" leading, "/**" trailing and "/**/" in the middle match any
+// number of directories; "\" escapes ("\#", "\!", "\ "); unescaped trailing
+// spaces are trimmed; lines starting with "#" are comments.
+//
+// # Walks
+//
+// Walker lists directories on a bounded pool of goroutines (one ReadDir per
+// directory, one Lstat per captured file, nothing for ignored ones) and
+// never descends into ignored directories. OnDir runs before a directory is
+// listed, so a watch added there misses nothing the listing does not see.
+// Callbacks are serialized; per-entry errors go to OnError and never end the
+// walk.
+//
+// # Watching
+//
+// (Maintained by the watch part's author: watch*.go, cookie*.go.)
+//
+// fsnotify is not recursive on Linux: a watch is added for every directory
+// that is not ignored, and a directory that appears is watched first, then
+// walked. Events are hints, coalesced per path for a short settle delay and
+// reported as dirty paths; the walk is the truth. A queue overflow, a
+// watcher error or a watch limit falls back to a full rescan. Cookies are
+// files named with InternalPrefix created in the root to find out when every
+// earlier event has been seen.
+package watcher

@@ -1,0 +1,286 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Sink receives what the watcher saw. snapshot.Workspace implements it (it
+// lstat's, hashes and journals the paths).
+type Sink interface {
+	// Capture records the current state of these workspace-relative paths
+	// ('/'-separated). A path that no longer exists is a deletion (of the
+	// file, or of everything under it if it was a directory). Paths are
+	// already filtered by the ignore rules.
+	Capture(ctx context.Context, paths []string) error
+	// Reconcile makes the store match a full walk: walk calls visit for
+	// every current file; files not visited are deleted.
+	Reconcile(ctx context.Context, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error
+}
+
+// Options tune a Watcher. The zero value works.
+type Options struct {
+	Debounce       time.Duration                    // settle delay per path (config debounce); 0 = flush at once
+	MaxDelay       time.Duration                    // bound: a path that keeps changing is flushed at least this often; 0 = DefaultMaxDelay
+	QueueSize      int                              // in-process queue; full = overflow = re-walk; 0 = DefaultQueueSize
+	RescanInterval time.Duration                    // periodic safety re-walk; 0 = off
+	Logf           func(format string, args ...any) // nil = silent
+}
+
+// DefaultMaxDelay bounds coalescing when Options.MaxDelay is 0 (config
+// max_delay has the same default).
+var DefaultMaxDelay = 500 * time.Millisecond
+
+// DegradedRescanInterval is how often the whole workspace is re-walked while
+// some directory could not be watched (the inotify watch limit was reached),
+// unless Options.RescanInterval is shorter.
+var DegradedRescanInterval = time.Minute
+
+// captureBatch is the largest number of paths handed to one Sink.Capture.
+var captureBatch = 1024
+
+// errRootGone is recorded when the workspace root itself is removed or moved.
+var errRootGone = errors.New("the workspace root was removed or moved; restart the daemon on the new location")
+
+// errClosed is returned by Sync when Run is not (or no longer) running.
+var errClosed = errors.New("watcher: not running")
+
+// Stats is a snapshot of the watcher's health, for ckpt status.
+type Stats struct {
+	WatchedDirs int       // directories with an inotify watch
+	QueueDepth  int       // events queued plus paths waiting for their settle delay
+	Overflows   int64     // kernel or in-process queue overflows (each one caused a re-walk)
+	Rewalks     int64     // full re-walks: initial, overflow, watcher error, ignore-rule change, periodic
+	LastError   string    // the last error (watch limit, sink failure, watcher error); "" = none
+	LastErrorAt time.Time // when LastError happened
+	Events      int64     // fsnotify events received
+}
+
+// Watcher keeps a Sink up to date with every change under a workspace root.
+// See doc.go for the algorithm.
+type Watcher struct {
+	root   string // absolute, clean
+	prefix string // root + "/"
+	ig     *Ignorer
+	sink   Sink
+	opts   Options
+	logf   func(format string, args ...any)
+
+	q       *eventQueue
+	ready   chan struct{} // closed after the initial reconcile
+	done    chan struct{} // closed when Run returns
+	started atomic.Bool
+
+	// overflow is set by the drain goroutine (full queue, watcher error)
+	// and consumed by the processor, which then re-walks.
+	overflow    atomic.Bool
+	overflowMu  sync.Mutex
+	overflowWhy string
+
+	// Owned by the processor goroutine (Run), and by Walker callbacks while
+	// the processor waits inside Sink.Reconcile.
+	fsw      *fsnotify.Watcher
+	addFn    func(abs string) error // fsw.Add; tests inject failures
+	dirs     map[string]*dirWatch // watched directories by rel
+	byID     map[fileID]string    // watched directories by identity
+	gen      uint64               // full-walk generation, to find stale watches
+	pending  *pendingSet
+	needWalk string    // why a re-walk is wanted ("" = not wanted)
+	lastWalk time.Time // when the last full walk started
+	retryAt  time.Time // no automatic re-walk before (after a failed one)
+	backoff  time.Duration
+	degraded bool // some directory is not watched: rely on re-walks
+	closing  bool // Run is delivering what is left: no more re-walks
+	limitHit bool // the watch limit was hit during the current walk
+
+	// Cookie rounds (cookie.go), under cmu.
+	cmu      sync.Mutex
+	cur      *round // in flight: cookie created or being created
+	next     *round // callers waiting for the next round
+	cookieN  uint64
+	finished bool // Run returned: no round can complete any more
+
+	// Stats.
+	watched   atomic.Int64
+	pendingN  atomic.Int64
+	overflows atomic.Int64
+	rewalks   atomic.Int64
+	events    atomic.Int64
+	smu       sync.Mutex
+	lastErr   string
+	lastErrAt time.Time
+}
+
+// New returns a Watcher for the workspace root. ig decides what is ignored
+// (nil = NewIgnorer(root, nil)). Nothing happens until Run.
+func New(root string, ig *Ignorer, sink Sink, opts Options) (*Watcher, error) {
+	if sink == nil {
+		return nil, errors.New("watcher: nil sink")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("watcher: %w", err)
+	}
+	if ig == nil {
+		ig = NewIgnorer(abs, nil)
+	}
+	if opts.MaxDelay <= 0 {
+		opts.MaxDelay = DefaultMaxDelay
+	}
+	if opts.Debounce < 0 {
+		opts.Debounce = 0
+	}
+	prefix := abs + string(filepath.Separator)
+	if abs == string(filepath.Separator) {
+		prefix = abs
+	}
+	w := &Watcher{
+		root:    abs,
+		prefix:  prefix,
+		ig:      ig,
+		sink:    sink,
+		opts:    opts,
+		logf:    opts.Logf,
+		q:       newEventQueue(opts.QueueSize),
+		ready:   make(chan struct{}),
+		done:    make(chan struct{}),
+		dirs:    make(map[string]*dirWatch),
+		byID:    make(map[fileID]string),
+		pending: newPendingSet(opts.Debounce, opts.MaxDelay),
+		cookieN: uint64(time.Now().UnixNano()),
+	}
+	if w.logf == nil {
+		w.logf = func(string, ...any) {}
+	}
+	return w, nil
+}
+
+// Ready is closed once the initial reconcile is done.
+func (w *Watcher) Ready() <-chan struct{} { return w.ready }
+
+// Stats returns the watcher's current counters.
+func (w *Watcher) Stats() Stats {
+	w.smu.Lock()
+	defer w.smu.Unlock()
+	return Stats{
+		WatchedDirs: int(w.watched.Load()),
+		QueueDepth:  w.q.len() + int(w.pendingN.Load()),
+		Overflows:   w.overflows.Load(),
+		Rewalks:     w.rewalks.Load(),
+		LastError:   w.lastErr,
+		LastErrorAt: w.lastErrAt,
+		Events:      w.events.Load(),
+	}
+}
+
+// fail records err as the last error and logs it.
+func (w *Watcher) fail(err error) {
+	w.smu.Lock()
+	w.lastErr = err.Error()
+	w.lastErrAt = time.Now()
+	w.smu.Unlock()
+	w.logf("watcher: %s: %v", w.root, err)
+}
+
+// Run adds the watches (a directory's watch first, then its listing), does
+// the initial Reconcile (it catches changes made while no daemon ran), then
+// processes events until ctx is done. On return every event received has
+// been delivered to the sink. Run returns nil when ctx ends it, and an error
+// when it cannot start: inotify unavailable, or the initial reconcile failed.
+func (w *Watcher) Run(ctx context.Context) (err error) {
+	if !w.started.CompareAndSwap(false, true) {
+		return errors.New("watcher: Run called twice")
+	}
+	defer close(w.done)
+	defer w.failRounds()
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return fmt.Errorf("watcher: %w", err)
+	}
+	w.fsw = fsw
+	if w.addFn == nil {
+		w.addFn = fsw.Add
+	}
+	drained := make(chan struct{})
+	go w.drain(fsw, drained)
+	defer func() {
+		fsw.Close()
+		<-drained
+		w.finish(context.WithoutCancel(ctx))
+	}()
+
+	w.removeStaleCookies()
+	if err := w.rewalk(ctx, ""); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("watcher: initial reconcile of %s: %w", w.root, err)
+	}
+	if err := CheckWatchLimit(len(w.dirs)); err != nil {
+		w.fail(err)
+	}
+	close(w.ready)
+	w.loop(ctx)
+	return nil
+}
+
+// drain moves fsnotify's events and errors into the in-process queue as
+// fast as they come, so that the kernel queue never fills because the
+// processor is busy. A full queue or any watcher error asks for a re-walk.
+func (w *Watcher) drain(fsw *fsnotify.Watcher, drained chan<- struct{}) {
+	defer close(drained)
+	events, errs := fsw.Events, fsw.Errors
+	for events != nil || errs != nil {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			w.events.Add(1)
+			if !w.q.push(ev) {
+				w.requestOverflow("in-process event queue full")
+			}
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.requestOverflow("kernel event queue overflow")
+			} else {
+				w.requestOverflow("watcher error: " + err.Error())
+			}
+		}
+	}
+}
+
+// requestOverflow flags that events were lost; the processor re-walks.
+func (w *Watcher) requestOverflow(why string) {
+	if w.overflow.Swap(true) {
+		return // already pending: one re-walk covers both
+	}
+	w.overflows.Add(1)
+	w.overflowMu.Lock()
+	w.overflowWhy = why
+	w.overflowMu.Unlock()
+	w.q.notify()
+}
+
+// takeOverflow consumes a pending overflow and says why it happened.
+func (w *Watcher) takeOverflow() (string, bool) {
+	if !w.overflow.Swap(false) {
+		return "", false
+	}
+	w.overflowMu.Lock()
+	defer w.overflowMu.Unlock()
+	return w.overflowWhy, true
+}

@@ -1,0 +1,185 @@
+package watcher
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"syscall"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// fileID identifies a directory independently of its path, so that a
+// directory found at a new path (a rename whose events were lost) is
+// recognised and its stale watch dropped before the new one is added:
+// inotify would otherwise hand back the old watch, still named by the old
+// path.
+type fileID struct{ dev, ino uint64 }
+
+func idOf(fi fs.FileInfo) fileID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}
+	}
+	return fileID{}
+}
+
+// dirWatch is one watched directory.
+type dirWatch struct {
+	id       fileID
+	gen      uint64              // last full walk that saw it
+	children map[string]struct{} // watched subdirectories, by rel
+}
+
+// addWatch makes sure the directory rel is watched. It reports whether it
+// is (watched), and whether it already was, with the same identity, before
+// this call (known). A directory that vanished or is not a directory is not
+// watched; a failure to watch it is recorded (the watch limit degrades the
+// watcher to periodic re-walks).
+func (w *Watcher) addWatch(rel string) (watched, known bool) {
+	abs := w.abs(rel)
+	fi, err := os.Lstat(abs)
+	if err != nil || !fi.IsDir() {
+		return false, false
+	}
+	id := idOf(fi)
+	if d, ok := w.dirs[rel]; ok {
+		if d.id == id {
+			known = true
+		} else {
+			w.dropDirs(rel) // replaced: the old watches are stale
+		}
+	}
+	if old, ok := w.byID[id]; ok && old != rel {
+		w.dropDirs(old) // moved: the watch is still named by the old path
+	}
+	// Add even when known: it is cheap, and it renews a watch the kernel
+	// dropped behind our back.
+	if err := w.addFn(abs); err != nil {
+		if known {
+			w.dropDirs(rel)
+		}
+		switch {
+		case isWatchLimit(err):
+			w.limitHit = true
+			if !w.degraded {
+				w.degraded = true
+				w.fail(watchLimitError(rel, len(w.dirs), err))
+			}
+		case errors.Is(err, fsnotify.ErrClosed), errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		default:
+			w.fail(err)
+		}
+		return false, false
+	}
+	if known {
+		w.dirs[rel].gen = w.gen
+		return true, true
+	}
+	w.dirs[rel] = &dirWatch{id: id, gen: w.gen}
+	w.byID[id] = rel
+	if rel != "" {
+		if p, ok := w.dirs[parentDir(rel)]; ok {
+			if p.children == nil {
+				p.children = make(map[string]struct{})
+			}
+			p.children[rel] = struct{}{}
+		}
+	}
+	w.watched.Store(int64(len(w.dirs)))
+	return true, false
+}
+
+// dropDirs forgets the watches of rel and of every watched directory below
+// it (removed, renamed away, replaced, or now ignored).
+func (w *Watcher) dropDirs(rel string) {
+	d, ok := w.dirs[rel]
+	if !ok {
+		return
+	}
+	for c := range d.children {
+		w.dropDirs(c)
+	}
+	delete(w.dirs, rel)
+	if w.byID[d.id] == rel {
+		delete(w.byID, d.id)
+	}
+	if p, ok := w.dirs[parentDir(rel)]; ok && rel != "" {
+		delete(p.children, rel)
+	}
+	// The kernel may already have dropped it (the directory is gone), and
+	// after a rename it may be named by another path: errors don't matter.
+	_ = w.fsw.Remove(w.abs(rel))
+	w.watched.Store(int64(len(w.dirs)))
+}
+
+// pruneUnseen drops the watches of directories that the full walk of the
+// current generation did not see: gone, or ignored now.
+func (w *Watcher) pruneUnseen() {
+	var stale []string
+	for rel, d := range w.dirs {
+		if d.gen != w.gen {
+			stale = append(stale, rel)
+		}
+	}
+	for _, rel := range stale {
+		w.dropDirs(rel)
+	}
+}
+
+// scanDir watches the new directory rel and everything below it, each
+// directory's watch first and its listing second, and marks every file it
+// finds for capture: files created before a watch existed are not missed.
+// A directory that was already watched (same identity) is not listed again:
+// its watch reported everything since it was listed.
+func (w *Watcher) scanDir(rel string) {
+	stack := []string{rel}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		watched, known := w.addWatch(dir)
+		if known {
+			continue
+		}
+		if !watched && !w.degraded {
+			continue // vanished; its removal event follows
+		}
+		entries, err := os.ReadDir(w.abs(dir))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+				w.fail(err)
+			}
+			continue
+		}
+		for _, e := range entries {
+			if IsIgnoreFile(e.Name()) {
+				w.ig.Invalidate(dir) // rules that arrived with the directory
+				break
+			}
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if IsInternal(name) {
+				continue
+			}
+			r := joinRel(dir, name)
+			switch t := e.Type(); {
+			case t.IsDir():
+				if name != ".git" && !w.ig.Ignored(r, true) {
+					stack = append(stack, r)
+				}
+			case t.IsRegular() || t&fs.ModeSymlink != 0:
+				if !w.ig.Ignored(r, false) {
+					w.mark(r)
+				}
+			}
+		}
+	}
+}
+
+// joinRel joins a workspace-relative directory and a name.
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
