@@ -81,30 +81,43 @@ func (ws *Workspace) Reconcile(ctx context.Context, walk WalkFunc) error {
 }
 
 func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr) error {
-	known := map[string]store.State{}
-	err := ws.st.View(func(r *store.Reader) error {
-		return r.Entries("", func(path string, st store.State) error {
-			known[path] = st
-			return nil
+	// Load the entries while the walk runs: both are mostly waiting on
+	// the kernel and the store, and a status must cost about one of them.
+	known := make(map[string]store.State, ws.st.Fingerprint().Count)
+	loaded := make(chan error, 1)
+	go func() {
+		loaded <- ws.st.View(func(r *store.Reader) error {
+			return r.Entries("", func(path string, st store.State) error {
+				known[path] = st
+				return nil
+			})
 		})
+	}()
+	type seen struct {
+		path string
+		info fs.FileInfo
+	}
+	var files []seen
+	err := walk(ctx, func(rel string, info fs.FileInfo) error {
+		files = append(files, seen{rel, info})
+		return nil
 	})
+	if lerr := <-loaded; err == nil {
+		err = lerr
+	}
 	if err != nil {
 		return err
 	}
 	var cands []candidate
-	err = walk(ctx, func(rel string, info fs.FileInfo) error {
-		prev, had := known[rel]
+	for _, f := range files {
+		prev, had := known[f.path]
 		if had {
-			delete(known, rel)
-			if unchanged(prev, statState(info)) {
-				return nil
+			delete(known, f.path)
+			if unchanged(prev, statState(f.info)) {
+				continue
 			}
 		}
-		cands = append(cands, candidate{path: rel, info: info, prev: prev, hadPrev: had})
-		return nil
-	})
-	if err != nil {
-		return err
+		cands = append(cands, candidate{path: f.path, info: f.info, prev: prev, hadPrev: had})
 	}
 	return ws.ingest(ctx, cands, known, attr)
 }
