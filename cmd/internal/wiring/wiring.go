@@ -5,8 +5,11 @@ package wiring
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
@@ -52,5 +55,33 @@ func Embedded(ctx context.Context, cfg *config.Config, root string, progress fun
 	if err != nil {
 		return nil, err
 	}
-	return drift.New(ws, func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }), nil
+	return drift.New(ws, func(ctx context.Context) error {
+		if err := waitForGit(ctx, root, cfg.SyncTimeout); err != nil {
+			return err
+		}
+		return ws.Reconcile(ctx, w.Walk)
+	}), nil
 }
+
+// waitForGit holds a scan while .git/index.lock exists: a checkout is
+// mid-flight and the tree is neither the old commit nor the new one.
+func waitForGit(ctx context.Context, root string, timeout time.Duration) error {
+	lock := filepath.Join(root, ".git", "index.lock")
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := os.Stat(lock); err != nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("a git operation has held %s for %s; try again when it is done (or remove a stale lock)", lock, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// The workspace is what the watcher delivers to.
+var _ watcher.Sink = (*snapshot.Workspace)(nil)
