@@ -43,6 +43,15 @@ func (ws *Workspace) Head() uint64 { return ws.st.Head() }
 // seq to, sorted by path. Only journal entries in (from, to] are read.
 // keep, if set, decides which journal entries count (nil: all).
 func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) bool) ([]FileChange, error) {
+	if from > to {
+		// Backwards in time: the same paths, with the sides swapped.
+		out, err := ws.Diff(to, from, f, keep)
+		for i := range out {
+			out[i].From, out[i].To = out[i].To, out[i].From
+			out[i].Kind = inverse(out[i].Kind)
+		}
+		return out, err
+	}
 	var out []FileChange
 	err := ws.st.View(func(r *store.Reader) error {
 		byPath := map[string]*FileChange{}
