@@ -15,6 +15,23 @@ func checkRun(session, run string) error {
 	if session == "" || run == "" {
 		return invalid("--session and --run are required")
 	}
+	if err := checkName("session", session); err != nil {
+		return err
+	}
+	return checkName("run", run)
+}
+
+// checkName refuses ids that could not be told apart in the store's keys:
+// control characters (the keys separate ids with NUL) and very long ones.
+func checkName(what, id string) error {
+	if len(id) > 256 {
+		return invalid("%s id is longer than 256 bytes", what)
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return invalid("%s id %q contains a control character", what, id)
+		}
+	}
 	return nil
 }
 

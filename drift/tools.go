@@ -17,7 +17,7 @@ func checkTool(req ToolRequest) error {
 	if req.Call == "" {
 		return invalid("--call is required")
 	}
-	return nil
+	return checkName("tool call", req.Call)
 }
 
 // ToolStart opens a tool window: it cuts pre_write, and attributes what is

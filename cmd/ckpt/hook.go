@@ -1,7 +1,293 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/snapshot"
+)
+
+// maxHookInput bounds a hook payload (PostToolUse carries the tool's
+// output, Write the whole file).
+const maxHookInput = 64 << 20
+
+// maxRunIDRetries bounds how often a run start takes the next turn number
+// because the id was used already (the session's hook state was lost).
+const maxRunIDRetries = 5
 
 func newHookCommand(g *globalOptions) *cobra.Command {
-	return &cobra.Command{Use: "hook", Short: "Agent runtime hook handlers"}
+	cmd := &cobra.Command{Use: "hook", Short: "Agent runtime hook handlers"}
+	cc := &cobra.Command{
+		Use:   "claude-code",
+		Short: "Claude Code hook handler: reads the hook's JSON on stdin",
+		Long: `Claude Code hook handler: reads the hook's JSON on stdin.
+
+UserPromptSubmit starts a run (turn-N of the Claude Code session) and tells
+the agent which files changed outside its runs since its last turn;
+PreToolUse and PostToolUse open and close a tool window around each call of
+a tool that may write; Stop and SessionEnd end the run.
+
+It never exits 2, which Claude Code reads as "block": any failure, bad input
+included, is one line on stderr and exit 1, which Claude Code reports and
+goes on. See integration/HOOKS.md.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g.entered = true
+			g.cmd = cmd
+			return hookFailure(runHookClaudeCode(cmd, g, args, os.Stdin, os.Stdout))
+		},
+	}
+	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
+	cmd.AddCommand(cc)
+	return cmd
 }
+
+// hookFailure reports err on stderr and turns it into exit 1, never 2:
+// exit 2 would block the agent's tool call, prompt or stop.
+func hookFailure(err error) error {
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintln(os.Stderr, "ckpt: hook claude-code:", err)
+	return exitError{1}
+}
+
+func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("takes no arguments, got %q", args)
+	}
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return errors.New("reads a Claude Code hook's JSON on stdin; register it in Claude Code's settings.json (see integration/claude-code-settings.json)")
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	if len(data) > maxHookInput {
+		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
+	}
+	in, err := integration.ParseHook(data)
+	if err != nil {
+		return err
+	}
+	if !integration.Relevant(in) {
+		return nil
+	}
+	base, err := config.Load(config.Options{Flags: cmd.Flags()})
+	if err != nil {
+		return err
+	}
+	hs, err := openHookState(base.StateDir, in.SessionID)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	st := hs.load()
+	saved := st
+	if g.dir == "" {
+		if g.dir, err = hookWorkspace(in, st, base.StateDir); err != nil {
+			return err
+		}
+	}
+	var out []byte
+	err = run(g, func(ctx context.Context, b backend) error {
+		var err error
+		st, out, err = applyHook(ctx, b, in, st, g.root)
+		return err
+	})(cmd, nil)
+	if st != saved {
+		if serr := hs.save(st); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+// applyHook carries out the event's plan on the engine, action by action,
+// and returns the session's new state (as far as the actions succeeded)
+// and what to print for Claude Code.
+func applyHook(ctx context.Context, b backend, in integration.HookInput, st integration.HookState, root string) (integration.HookState, []byte, error) {
+	var out []byte
+	acts := integration.Plan(in, st)
+	retries := 0
+	for i := 0; i < len(acts); i++ {
+		a := acts[i]
+		var err error
+		switch a.Kind {
+		case integration.ActionRunStart:
+			var rs drift.RunStart
+			rs, err = b.RunStart(ctx, a.Session, a.Run)
+			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
+				// The id was used before: the state was lost. Take the next.
+				retries++
+				st.Turns++
+				acts, i = integration.Plan(in, st), -1
+				continue
+			}
+			if err == nil && in.Event == integration.EventUserPromptSubmit {
+				out = integration.ContextOutput(in.Event, integration.DriftContext(rs))
+			}
+		case integration.ActionRunEnd:
+			_, err = b.RunEnd(ctx, a.Session, a.Run)
+		case integration.ActionToolStart:
+			_, err = b.ToolStart(ctx, a.ToolRequest())
+		case integration.ActionToolEnd:
+			var te drift.ToolEnd
+			te, err = b.ToolEnd(ctx, a.ToolRequest())
+			if err == nil && in.Event == integration.EventPostToolUse {
+				out = integration.ContextOutput(in.Event, integration.UncoveredContext(te))
+			}
+		}
+		if err != nil {
+			return st, nil, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
+		}
+		st = integration.Apply(st, a)
+		if a.Kind == integration.ActionRunStart {
+			st.Workspace = root
+		}
+	}
+	return st, out, nil
+}
+
+// hookWorkspace is the workspace an event goes to: the open run's, else
+// the nearest known workspace at or above the hook's cwd (else
+// $CLAUDE_PROJECT_DIR, else the current directory), else
+// $CLAUDE_PROJECT_DIR if that contains it, else that directory itself.
+func hookWorkspace(in integration.HookInput, st integration.HookState, stateDir string) (string, error) {
+	if st.Run != "" && st.Workspace != "" {
+		return st.Workspace, nil
+	}
+	project := os.Getenv("CLAUDE_PROJECT_DIR")
+	start := in.Cwd
+	if start == "" {
+		start = project
+	}
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		start = wd
+	}
+	dir, err := resolveDir(start)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", start, err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if snapshot.Known(stateDir, d) {
+			return d, nil
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	if project != "" {
+		if p, err := resolveDir(project); err == nil && within(dir, p) {
+			return p, nil
+		}
+	}
+	return dir, nil
+}
+
+func resolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// hookStateFile is a session's HookState in
+// <state dir>/hooks/claude-code/<session>.json, held under an flock on
+// <session>.lock while one hook runs: hooks of one session run one at a
+// time (Claude Code runs parallel tool calls' hooks at once).
+type hookStateFile struct {
+	path, session string
+	lock          *os.File
+}
+
+func openHookState(stateDir, session string) (*hookStateFile, error) {
+	dir := filepath.Join(stateDir, "hooks", "claude-code")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	name := integration.HookStateName(session)
+	lock, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	return &hookStateFile{path: filepath.Join(dir, name+".json"), session: session, lock: lock}, nil
+}
+
+// load is the session's state; a missing or unreadable file is a fresh
+// session (a reused run id is then skipped by applyHook).
+func (h *hookStateFile) load() integration.HookState {
+	fresh := integration.HookState{Session: h.session}
+	data, err := os.ReadFile(h.path)
+	if err != nil {
+		return fresh
+	}
+	var st integration.HookState
+	if json.Unmarshal(data, &st) != nil || st.Session != h.session || st.Turns < 0 {
+		return fresh
+	}
+	return st
+}
+
+// save writes the state atomically: temp file, fsync, rename.
+func (h *hookStateFile) save(st integration.HookState) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".state-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), h.path)
+}
+
+func (h *hookStateFile) close() { h.lock.Close() }

@@ -1,0 +1,68 @@
+package integration
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+// FuzzParseHook: no payload makes the parser or the mapping panic; what
+// the parser accepts is usable (ids fit the store, commands are bounded),
+// and what it refuses is bad input.
+func FuzzParseHook(f *testing.F) {
+	for _, p := range []string{
+		payloadUserPromptSubmit, payloadPreToolUseBash, payloadPreToolUseEdit, payloadPostToolUseWrite,
+		payloadPostToolUseFailure, payloadStop, payloadSessionStart, payloadSessionEnd, payloadNotification,
+		`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":"rm -rf /"}`,
+		`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":["x"]},"tool_use_id":7}`,
+		`{"hook_event_name":"Stop","session_id":"\u0000"}`,
+		`{}`, `null`, `[]`, ``, `{"hook_event_name":"Stop","session_id":"s"}{}`,
+	} {
+		f.Add([]byte(p))
+	}
+	states := []HookState{{}, {Session: "s", Turns: 4}, {Session: "s", Turns: 4, Run: "turn-4", Workspace: "/w"}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := ParseHook(data)
+		if err != nil {
+			if !errors.Is(err, drift.ErrInvalid) {
+				t.Fatalf("error %v is not bad input", err)
+			}
+			return
+		}
+		if in.Event == "" {
+			t.Fatal("accepted a payload without an event")
+		}
+		if known(in.Event) && !validID(in.SessionID) {
+			t.Fatalf("accepted session id %q", in.SessionID)
+		}
+		if isToolEvent(in.Event) {
+			if !validID(in.CallID) {
+				t.Fatalf("call id %q", in.CallID)
+			}
+			if len(in.Command) > maxCommandLen || !utf8.ValidString(in.Command) {
+				t.Fatalf("command %q", in.Command)
+			}
+		}
+		for _, st := range states {
+			acts := Plan(in, st)
+			if !Relevant(in) && len(acts) > 0 {
+				t.Fatalf("not relevant, yet %d actions", len(acts))
+			}
+			for _, a := range acts {
+				if a.Session != in.SessionID || a.Run == "" || !strings.HasPrefix(a.Run, "turn-") {
+					t.Fatalf("action %+v", a)
+				}
+				if (a.Kind == ActionToolStart || a.Kind == ActionToolEnd) && a.Call == "" {
+					t.Fatalf("tool action without a call: %+v", a)
+				}
+				st = Apply(st, a)
+			}
+		}
+		if name := HookStateName(in.SessionID); !safeName.MatchString(name) {
+			t.Fatalf("state name %q", name)
+		}
+	})
+}
