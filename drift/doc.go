@@ -6,6 +6,8 @@
 //
 // # Runs
 //
+// The first run of a workspace finds the initial import (cut by the first
+// command) as its current checkpoint, so it needs no checkpoint of its own.
 // run start syncs, then compares the live fingerprint with the current
 // checkpoint's. Equal: that checkpoint is the baseline. Different: a
 // pre_run_drift_rebase checkpoint is cut now and is the baseline, and the

@@ -67,10 +67,6 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 	if err != nil {
 		return res, err
 	}
-	first, err := e.firstRun()
-	if err != nil {
-		return res, err
-	}
 	attr := store.Attr{Session: session, Run: run}
 	fp := e.ws.Fingerprint()
 	baseline := cur
@@ -79,11 +75,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		if drift, err = e.ws.Diff(cur.Seq, e.ws.Head(), nil, nil); err != nil {
 			return res, err
 		}
-		reason := snapshot.ReasonPreRunDriftRebase
-		if first {
-			reason = snapshot.ReasonRunBaseline
-		}
-		if baseline, err = e.ws.Cut(reason, "", attr); err != nil {
+		if baseline, err = e.ws.Cut(snapshot.ReasonPreRunDriftRebase, "", attr); err != nil {
 			return res, err
 		}
 	}
@@ -91,7 +83,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		Session: session, Run: run, BaselineID: baseline.ID,
 		StartedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC(), StartSeq: baseline.Seq,
 	}
-	if !first && len(drift) > 0 {
+	if len(drift) > 0 {
 		rec.Drifted = true
 		res.WorkspaceDrifted = true
 		res.Warning = driftWarning(len(drift), baseline.ID)
@@ -277,17 +269,6 @@ func (e *Engine) run(session, run string) (store.Run, error) {
 
 func (e *Engine) putRun(rec store.Run) error {
 	return e.ws.Store().Write(func(w *store.Writer) error { return w.PutRun(rec) })
-}
-
-func (e *Engine) firstRun() (bool, error) {
-	err := e.ws.Store().View(func(r *store.Reader) error {
-		_, err := r.LastRun()
-		return err
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return true, nil
-	}
-	return false, err
 }
 
 // openRun makes the run the newest open one: captures go to it.

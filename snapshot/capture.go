@@ -26,42 +26,22 @@ type candidate struct {
 }
 
 // Capture records the current state of paths (workspace-relative, '/').
-// A path that is gone is a deletion: of its entry and of every entry under
-// it, had it been a directory.
+// A path that is gone, or that now lies behind something other than a real
+// directory (a symlink, a file), is a deletion: of its entry and of every
+// entry under it. A path that is a directory has every entry under it
+// checked again.
 func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	var cands []candidate
-	gone := map[string]store.State{}
+	var c *classifier
 	err := ws.st.View(func(r *store.Reader) error {
+		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}}
 		for _, p := range paths {
 			if !validRel(p) {
 				continue
 			}
-			prev, had, err := r.Entry(p)
-			if err != nil {
+			if err := c.path(p, true); err != nil {
 				return err
-			}
-			info, err := os.Lstat(ws.root + "/" + p)
-			switch {
-			case err != nil && !isNotExist(err):
-				return err
-			case err != nil || (!info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0):
-				if had {
-					gone[p] = prev
-				}
-				if err != nil || info.IsDir() {
-					err := r.Entries(p+"/", func(path string, st store.State) error {
-						gone[path] = st
-						return nil
-					})
-					if err != nil {
-						return err
-					}
-				}
-			case had && unchanged(prev, statState(info)):
-			default:
-				cands = append(cands, candidate{path: p, info: info, prev: prev, hadPrev: had})
 			}
 		}
 		return nil
@@ -69,7 +49,82 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	if err != nil {
 		return err
 	}
-	return ws.ingest(ctx, cands, gone, ws.attr())
+	return ws.ingest(ctx, c.cands, c.gone, ws.attr())
+}
+
+// classifier sorts captured paths into candidates to read and deletions.
+type classifier struct {
+	root  string
+	r     *store.Reader
+	dirs  map[string]bool // ancestor -> is a real directory
+	seen  map[string]bool
+	cands []candidate
+	gone  map[string]store.State
+}
+
+func (c *classifier) path(p string, expand bool) error {
+	if c.seen[p] {
+		return nil
+	}
+	c.seen[p] = true
+	prev, had, err := c.r.Entry(p)
+	if err != nil {
+		return err
+	}
+	info, err := c.lstat(p)
+	if err != nil && !isNotExist(err) {
+		return err
+	}
+	captured := err == nil && (info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0)
+	switch {
+	case captured && had && unchanged(prev, statState(info)):
+	case captured:
+		c.cands = append(c.cands, candidate{path: p, info: info, prev: prev, hadPrev: had})
+	case had:
+		c.gone[p] = prev
+	}
+	if !expand {
+		return nil
+	}
+	var under []string
+	err = c.r.Entries(p+"/", func(q string, st store.State) error {
+		under = append(under, q)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, q := range under {
+		if err := c.path(q, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// lstat is os.Lstat that does not look through symlinks in the parent
+// directories: a path whose parent is not a real directory is not there.
+func (c *classifier) lstat(p string) (fs.FileInfo, error) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 && !c.realDir(p[:i]) {
+		return nil, fs.ErrNotExist
+	}
+	return os.Lstat(c.root + "/" + p)
+}
+
+func (c *classifier) realDir(dir string) bool {
+	if ok, known := c.dirs[dir]; known {
+		return ok
+	}
+	ok := true
+	if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+		ok = c.realDir(dir[:i])
+	}
+	if ok {
+		info, err := os.Lstat(c.root + "/" + dir)
+		ok = err == nil && info.IsDir()
+	}
+	c.dirs[dir] = ok
+	return ok
 }
 
 // Reconcile makes the store match a full walk of the workspace: stat
@@ -128,6 +183,11 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	if len(cands) == 0 && len(gone) == 0 {
 		return nil
 	}
+	root, err := os.OpenRoot(ws.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	results := make(chan observed, 64)
 	jobs := make(chan candidate)
 	var wg sync.WaitGroup
@@ -136,7 +196,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		go func() {
 			defer wg.Done()
 			for c := range jobs {
-				results <- ws.read(c.path, c.info)
+				results <- ws.read(root, c.path, c.info)
 			}
 		}()
 	}

@@ -17,7 +17,6 @@ const (
 	ReasonInitial           = "initial"
 	ReasonManual            = "manual"
 	ReasonPreRunDriftRebase = "pre_run_drift_rebase"
-	ReasonRunBaseline       = "run_baseline"
 	ReasonPreWrite          = "pre_write"
 	ReasonEndOfTurn         = "end_of_turn"
 	ReasonPreRestoreGuard   = "pre_restore_guard"

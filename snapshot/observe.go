@@ -55,12 +55,15 @@ type observed struct {
 
 // read reads, hashes and (unless too large) encodes the path, re-reading
 // when it changed while being read.
-func (ws *Workspace) read(path string, info fs.FileInfo) observed {
-	abs := ws.root + "/" + path
+//
+// Reads go through an os.Root on the workspace, so a symlink that appears
+// in a parent directory meanwhile can never make ckpt read (and store)
+// content from outside it.
+func (ws *Workspace) read(root *os.Root, path string, info fs.FileInfo) observed {
 	for attempt := 0; ; attempt++ {
 		st := statState(info)
-		data, err := ws.content(abs, st)
-		after, lerr := os.Lstat(abs)
+		data, err := ws.content(root, path, st)
+		after, lerr := root.Lstat(path)
 		if lerr != nil {
 			return observed{path: path, err: lerr}
 		}
@@ -93,16 +96,16 @@ type content struct {
 	stored bool
 }
 
-func (ws *Workspace) content(abs string, st store.State) (content, error) {
+func (ws *Workspace) content(root *os.Root, path string, st store.State) (content, error) {
 	if st.Kind == store.Symlink {
-		target, err := os.Readlink(abs)
+		target, err := root.Readlink(path)
 		if err != nil {
 			return content{}, err
 		}
 		b := []byte(target)
 		return content{hash: store.HashBytes(b), bytes: b, stored: true}, nil
 	}
-	f, err := os.Open(abs)
+	f, err := root.Open(path)
 	if err != nil {
 		return content{}, err
 	}

@@ -118,7 +118,12 @@ func (s *Store) Size() int64 {
 	filepath.WalkDir(s.dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
-				n += info.Size()
+				// Blocks, not the apparent size: Badger preallocates.
+				if st, ok := info.Sys().(*syscall.Stat_t); ok {
+					n += st.Blocks * 512
+				} else {
+					n += info.Size()
+				}
 			}
 		}
 		return nil

@@ -43,6 +43,9 @@ type round struct {
 // an error when ctx ends first or the watcher is not running: never a stale
 // success.
 func (w *Watcher) Sync(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("watcher: sync %s: %w", w.root, err)
+	}
 	select {
 	case <-w.ready:
 	case <-w.done:

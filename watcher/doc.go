@@ -1,8 +1,8 @@
 // Package watcher finds out what changed in a workspace. It owns the
 // recursive fsnotify watch, the ignore rules, the walks that reconcile scans
 // are built on, the debouncing of events into dirty paths, and the sync
-// cookies. It reports paths; it never reads or stores file content. It
-// imports only config.
+// cookies. It reports paths; it never reads or stores file content. Besides
+// the standard library and fsnotify it may import only config.
 //
 // # What is never captured
 //

@@ -190,9 +190,16 @@ func (ig *Ignorer) load(dir string, seen [2]fs.FileInfo) *ruleList {
 	return l
 }
 
+// maxCachedDirs bounds the cache: directories that come and go (build and
+// temp trees) would otherwise grow it forever. Past it, the cache restarts.
+var maxCachedDirs = 1 << 18
+
 func (ig *Ignorer) store(dir string, l *ruleList, gen uint64) {
 	ig.mu.Lock()
 	if ig.gen == gen {
+		if len(ig.dirs) >= maxCachedDirs {
+			clear(ig.dirs)
+		}
 		ig.dirs[strings.Clone(dir)] = l
 	}
 	ig.mu.Unlock()

@@ -59,6 +59,8 @@ var ignGitFixture = ignTree{
 	"nested/a/.gitignore":    "b/x/\n",
 	"nested/a/b/y/keep.txt":  "",
 	"nested/a/b/x/other.txt": "",
+	"only/.gitignore":        "*\n!*/\n!*.go\n",
+	"top/.gitignore":         "/*\n!/src/\n",
 }
 
 func TestIgnoredAgreesWithGit(t *testing.T) {
@@ -137,6 +139,12 @@ func TestIgnoredAgreesWithGit(t *testing.T) {
 		{"anchored dir not deeper", "nested/a/b/x/c/d.txt", false, true},
 		{"relative to its own dir", "nested/a/b/x/other.txt", false, true},
 		{"untouched in nested", "nested/a/b/y/keep.txt", false, false},
+		{"all but dirs and .go: .go", "only/a/b.go", false, false},
+		{"all but dirs and .go: other", "only/a/c.txt", false, true},
+		{"all but dirs and .go: dir", "only/a", true, false},
+		{"all but /src: src", "top/src/x.c", false, false},
+		{"all but /src: lib", "top/lib/y.c", false, true},
+		{"all but /src: file", "top/z.c", false, true},
 		{"plain file", "plain.txt", false, false},
 		{"plain dir", "src", true, false},
 	}

@@ -63,8 +63,8 @@ func TestCkptignorePrecedence(t *testing.T) {
 	paths := ignCasePaths(t, root, cases)
 	ig := NewIgnorer(root, nil)
 	for dir, s := range gitignore {
-		os.WriteFile(filepath.Join(root, dir, ".gitignore"), []byte(s), 0o644)
-		os.WriteFile(filepath.Join(root, dir, ".ckptignore"), []byte(ckptignore[dir]), 0o644)
+		ignWrite(t, filepath.Join(root, dir, ".gitignore"), s)
+		ignWrite(t, filepath.Join(root, dir, ".ckptignore"), ckptignore[dir])
 	}
 	ignCheck(t, ig, cases)
 
@@ -72,7 +72,7 @@ func TestCkptignorePrecedence(t *testing.T) {
 	git := ignGitRepo(t)
 	ignCasePaths(t, git, cases)
 	for dir, s := range gitignore {
-		os.WriteFile(filepath.Join(git, dir, ".gitignore"), []byte(s+ckptignore[dir]), 0o644)
+		ignWrite(t, filepath.Join(git, dir, ".gitignore"), s+ckptignore[dir])
 	}
 	for p, ignored := range gitIgnored(t, git, "", paths) {
 		if got := ig.Ignored(p, false); got != ignored {
@@ -108,7 +108,7 @@ func TestExtraPatterns(t *testing.T) {
 
 	// Git agrees when the same lines are its core.excludesFile.
 	excludes := filepath.Join(t.TempDir(), "excludes")
-	os.WriteFile(excludes, []byte(strings.Join(extra, "\n")), 0o644)
+	ignWrite(t, excludes, strings.Join(extra, "\n"))
 	for p, ignored := range gitIgnored(t, root, excludes, paths) {
 		if got := ig.Ignored(p, strings.HasSuffix(p, "generated")); got != ignored {
 			t.Errorf("Ignored(%q) = %v, git with core.excludesFile says %v", p, got, ignored)
@@ -143,12 +143,7 @@ func TestInvalidate(t *testing.T) {
 	root := t.TempDir()
 	ignTree{"sub/a.txt": "", "b.txt": "", ".git/info/": ""}.write(t, root)
 	ig := NewIgnorer(root, nil)
-	write := func(rel, content string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { t.Helper(); ignWrite(t, filepath.Join(root, rel), content) }
 	ignCheck(t, ig, []ignCase{{"sub/a.txt", false, false}, {"b.txt", false, false}})
 
 	write("sub/.gitignore", "a.txt\n")

@@ -37,6 +37,13 @@ func (tr ignTree) write(t testing.TB, root string) {
 	}
 }
 
+func ignWrite(t testing.TB, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // ignGitRepo makes an empty git repository at a new temp dir, or skips the
 // test when git is not installed.
 func ignGitRepo(t testing.TB) string {

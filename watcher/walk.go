@@ -15,7 +15,7 @@ import (
 type Walker struct {
 	Root    string
 	Ignorer *Ignorer // nil = ignore nothing but .git and internal names
-	Workers int      // directories listed at once; 0 = DefaultWalkWorkers()
+	Workers int      // directories listed at once; 0 = max(4, 2×GOMAXPROCS)
 
 	// OnDir, if set, is called for every directory that is not ignored ("" for
 	// the root) before the directory is listed, so a watch added there sees
@@ -27,10 +27,10 @@ type Walker struct {
 	OnError func(rel string, err error)
 }
 
-// DefaultWalkWorkers is the number of directories listed at once when
+// defaultWalkWorkers is the number of directories listed at once when
 // Walker.Workers is 0: listing is syscall-bound, so a few more goroutines than
 // CPUs keep the CPUs busy while some wait on the disk.
-func DefaultWalkWorkers() int {
+func defaultWalkWorkers() int {
 	return max(4, runtime.GOMAXPROCS(0)*2)
 }
 
@@ -39,7 +39,7 @@ func DefaultWalkWorkers() int {
 // (fifos, sockets, devices) are skipped. Calls to visit, OnDir and OnError
 // come from one goroutine at a time, in no particular order; rel uses '/'.
 // Walk returns ctx.Err() if ctx ends first, or the first error returned by
-// visit or OnDir.
+// visit or OnDir. With a nil visit it only lists directories.
 func (w *Walker) Walk(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error {
 	return w.run(ctx, visit)
 }
@@ -94,7 +94,7 @@ type walkRun struct {
 func (w *Walker) run(ctx context.Context, visit func(string, fs.FileInfo) error) error {
 	r := &walkRun{w: w, ctx: ctx, visit: visit, ig: w.Ignorer, workers: w.Workers}
 	if r.workers <= 0 {
-		r.workers = DefaultWalkWorkers()
+		r.workers = defaultWalkWorkers()
 	}
 	if r.ig != nil {
 		r.info = r.ig.refreshInfo()
@@ -168,7 +168,7 @@ func (r *walkRun) push(dirs []walkDir) {
 // entryError reports a per-entry error; at the root it ends the walk.
 func (r *walkRun) entryError(rel string, err error) {
 	if rel == "" {
-		r.fail(fmt.Errorf("watcher: walk %s: %w", r.w.Root, err))
+		r.fail(fmt.Errorf("watcher: walk: %w", err)) // err names the path
 		return
 	}
 	if r.w.OnError != nil {
@@ -180,12 +180,9 @@ func (r *walkRun) entryError(rel string, err error) {
 	}
 }
 
-// ignored applies the always-ignored names and, with an Ignorer, the rules
-// of the chain and the root-wide lists. The parent is known not ignored.
+// ignored applies, with an Ignorer, the rules of the chain and the root-wide
+// lists. The parent is known not ignored, and name is not always ignored.
 func (r *walkRun) ignored(chain []*ruleList, rel, name string, isDir bool) bool {
-	if alwaysIgnoredName(name) {
-		return true
-	}
 	if r.ig == nil {
 		return false
 	}

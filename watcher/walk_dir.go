@@ -2,7 +2,6 @@ package watcher
 
 import (
 	"io/fs"
-	"os"
 )
 
 // walkScratch is a worker's reusable buffers.
@@ -33,7 +32,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			return
 		}
 	}
-	f, err := os.Open(r.abs(d.rel))
+	f, err := openDir(r.abs(d.rel))
 	if err != nil {
 		r.entryError(d.rel, err)
 		return
@@ -69,8 +68,11 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 	for _, e := range ents {
 		name, typ := e.Name(), e.Type()
 		isDir := typ.IsDir()
-		if !isDir && !typ.IsRegular() && typ&fs.ModeSymlink == 0 {
-			continue // fifo, socket, device
+		switch {
+		case !isDir && (r.visit == nil || !typ.IsRegular() && typ&fs.ModeSymlink == 0):
+			continue // only listing directories, or a fifo, socket, device
+		case alwaysIgnoredName(name):
+			continue
 		}
 		rel := prefix + name
 		if r.ignored(chain, rel, name, isDir) {
@@ -78,9 +80,6 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 		}
 		if isDir {
 			s.dirs = append(s.dirs, walkDir{rel: rel, chain: chain})
-			continue
-		}
-		if r.visit == nil {
 			continue
 		}
 		var info fs.FileInfo

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -89,9 +90,9 @@ type Watcher struct {
 	// the processor waits inside Sink.Reconcile.
 	fsw      *fsnotify.Watcher
 	addFn    func(abs string) error // fsw.Add; tests inject failures
-	dirs     map[string]*dirWatch // watched directories by rel
-	byID     map[fileID]string    // watched directories by identity
-	gen      uint64               // full-walk generation, to find stale watches
+	dirs     map[string]*dirWatch   // watched directories by rel
+	byID     map[fileID]string      // watched directories by identity
+	gen      uint64                 // full-walk generation, to find stale watches
 	pending  *pendingSet
 	needWalk string    // why a re-walk is wanted ("" = not wanted)
 	lastWalk time.Time // when the last full walk started
@@ -254,9 +255,17 @@ func (w *Watcher) drain(fsw *fsnotify.Watcher, drained chan<- struct{}) {
 				errs = nil
 				continue
 			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
+			switch {
+			case errors.Is(err, fsnotify.ErrEventOverflow):
 				w.requestOverflow("kernel event queue overflow")
-			} else {
+			case errors.Is(err, syscall.EINVAL):
+				// fsnotify handles a directory's IN_MOVE_SELF by removing
+				// its watch; when the directory was deleted too, the kernel
+				// already had (IN_IGNORED is queued behind), and
+				// inotify_rm_watch says EINVAL. The Rename event is still
+				// delivered: nothing was lost, and a re-walk for every
+				// "mv dir x && rm -rf x" would cost a full scan.
+			default:
 				w.requestOverflow("watcher error: " + err.Error())
 			}
 		}

@@ -136,13 +136,11 @@ func (w *Watcher) scanDir(rel string) {
 	for len(stack) > 0 {
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		watched, known := w.addWatch(dir)
-		if known {
+		if _, known := w.addWatch(dir); known {
 			continue
 		}
-		if !watched && !w.degraded {
-			continue // vanished; its removal event follows
-		}
+		// Listed even if it could not be watched (watch limit, shutdown):
+		// its files are captured now, later changes by re-walks.
 		entries, err := os.ReadDir(w.abs(dir))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {

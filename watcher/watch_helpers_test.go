@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -52,7 +53,7 @@ type fakeSink struct {
 	mu         sync.Mutex
 	files      map[string]fileState
 	under      map[string]int // recorded files below each directory
-	bad        []string // paths the watcher must never send
+	bad        []string       // paths the watcher must never send
 	captures   int
 	reconciles int
 	block      chan struct{} // if set, Capture waits for it to close
@@ -241,6 +242,7 @@ func start(t testing.TB, root string, opts Options, setup ...func(*Watcher)) *ha
 		if err := <-ran; err != nil {
 			t.Errorf("Run: %v", err)
 		}
+		checkNoLeaks(t)
 	})
 	select {
 	case <-w.Ready():
@@ -320,4 +322,20 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkNoLeaks fails the test if goroutines of a Watcher or of fsnotify
+// outlive Run (tests using it do not run in parallel).
+func checkNoLeaks(t testing.TB) {
+	t.Helper()
+	var stacks string
+	for range 200 {
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "watcher.(*Watcher)") && !strings.Contains(stacks, "fsnotify.(*inotify)") {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Errorf("goroutines left running after Run returned:\n%s", stacks)
 }

@@ -116,6 +116,7 @@ func TestShutdownDelivers(t *testing.T) {
 	}
 	cancel()
 	must(t, <-ran)
+	checkNoLeaks(t)
 	if _, ok := sink.snapshot()["f"]; !ok {
 		t.Fatal("a pending path was not delivered at shutdown")
 	}

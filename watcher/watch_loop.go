@@ -18,6 +18,7 @@ import (
 func (w *Watcher) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var lastDue time.Time
 	for ctx.Err() == nil {
 		if why, ok := w.takeOverflow(); ok {
 			w.q.clear() // everything queued happened before the walk starts
@@ -26,7 +27,10 @@ func (w *Watcher) loop(ctx context.Context) {
 		}
 		if ev, ok := w.q.pop(); ok {
 			w.handle(ctx, ev)
-			if t, ok := w.pending.next(); ok && !time.Now().Before(t) {
+			// While busy, flush what is due now and then (in batches),
+			// not after every event.
+			if now := time.Now(); now.Sub(lastDue) >= busyFlushEvery {
+				lastDue = now
 				w.flushDue(ctx)
 			}
 			continue
@@ -65,6 +69,10 @@ func (w *Watcher) nextWake(now time.Time) time.Duration {
 	}
 	return wake
 }
+
+// busyFlushEvery is how often a processor with a backlog of events flushes
+// the paths that are due.
+const busyFlushEvery = 10 * time.Millisecond
 
 // rescanInterval is the periodic re-walk interval: Options.RescanInterval,
 // shortened to DegradedRescanInterval while some directory is not watched

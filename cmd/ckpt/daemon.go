@@ -2,11 +2,35 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/integration"
 )
 
-// dialDaemon connects to the daemon if one serves root.
+// healthTimeout bounds the question "does a daemon serve this workspace?"
+// when a socket exists; a daemon that does not answer in time is treated
+// as absent.
+var healthTimeout = 3 * time.Second
+
+// The daemon's client answers every command, as the embedded engine does.
+var _ backend = (*integration.WorkspaceClient)(nil)
+
+// dialDaemon connects to the daemon if one serves root. A missing socket
+// costs one stat; a stale one, a refused connect. The daemon holds the
+// store of every workspace it serves, so such a workspace must go through
+// it.
 func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, bool) {
-	return nil, nil, false
+	c, err := integration.Dial(cfg.Socket)
+	if err != nil {
+		return nil, nil, false
+	}
+	hctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	h, err := c.Health(hctx)
+	if err != nil || !h.Serves(root) {
+		c.Close()
+		return nil, nil, false
+	}
+	return c.Workspace(root), c.Close, true
 }

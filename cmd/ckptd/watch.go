@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/integration"
+)
+
+// handOverWait is how long `ckptd watch` waits for a daemon that holds the
+// state directory but does not answer yet (it is starting).
+var handOverWait = 10 * time.Second
+
+func newWatchCommand(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
+		Use:   "watch DIR...",
+		Short: "Watch workspaces and serve the ckpt client (in the foreground)",
+		Long: `Watch runs the daemon in the foreground for the workspaces DIR...: it
+imports each one the first time (with progress on a terminal), records every
+change the moment it happens, and serves ckpt on the socket.
+
+If a daemon already serves the socket, the workspaces are added to it and
+watch exits 0. SIGINT or SIGTERM: in-flight requests finish, queued changes
+are captured, the stores are closed, and ckptd exits 0.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("watch needs at least one workspace directory")}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g.entered = true
+			return runWatch(cmd.Context(), cmd.Flags(), args)
+		},
+	}
+}
+
+func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
+	base, err := config.Load(config.Options{Flags: flags})
+	if err != nil {
+		return err
+	}
+	roots, err := resolveDirs(dirs)
+	if err != nil {
+		return err
+	}
+	log := newLogger(base.LogLevel)
+	if ok, err := handOver(ctx, base.Socket, roots, log); ok || err != nil {
+		return err
+	}
+	release, err := integration.LockStateDir(base.StateDir)
+	if errors.Is(err, integration.ErrLocked) {
+		// Another daemon holds the state directory: it may be starting.
+		deadline := time.Now().Add(handOverWait)
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+			if ok, herr := handOver(ctx, base.Socket, roots, log); ok || herr != nil {
+				return herr
+			}
+		}
+		return fmt.Errorf("%w, but nothing answers on its socket %s", err, base.Socket)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	return newDaemon(ctx, base, flags, log).run(roots)
+}
+
+// handOver gives the workspaces to the daemon that answers on socket, if
+// one does: ok reports that it did (or that it failed, with err).
+func handOver(ctx context.Context, socket string, roots []string, log *slog.Logger) (ok bool, err error) {
+	c, err := integration.Dial(socket)
+	if err != nil {
+		return false, nil
+	}
+	defer c.Close()
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	h, err := c.Health(hctx)
+	cancel()
+	if err != nil {
+		return false, nil // a stale socket: no daemon
+	}
+	res, err := c.AddWorkspaces(ctx, roots)
+	if err != nil {
+		return true, fmt.Errorf("the ckptd already running (pid %d) could not add the workspaces: %w", h.PID, err)
+	}
+	for _, w := range res.Workspaces {
+		if w.Added {
+			log.Info("the running ckptd now watches the workspace", "pid", h.PID, "workspace", w.Root)
+		} else {
+			log.Info("the running ckptd already watches the workspace", "pid", h.PID, "workspace", w.Root)
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,149 @@
+package wiring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/watcher"
+)
+
+// WatchOptions tune OpenWatched.
+type WatchOptions struct {
+	// Progress, if set, is told how far the first import has come.
+	Progress func(done, total int)
+	// Logf, if set, receives the watcher's log lines.
+	Logf func(format string, args ...any)
+}
+
+// Watched is a workspace as the daemon holds it: its store, its watcher,
+// and the engine whose Sync is the watcher's cookie barrier.
+type Watched struct {
+	Workspace *snapshot.Workspace
+	Watcher   *watcher.Watcher
+	Engine    *drift.Engine
+	// Dirs is how many directories the workspace had when it was opened:
+	// the inotify watches it needs.
+	Dirs int
+
+	stopped chan struct{} // closed when Run returns
+	runErr  error         // Run's error, set before stopped is closed
+}
+
+// OpenWatched opens the workspace at root (importing it the first time),
+// counts its directories and makes its watcher and engine. Nothing is
+// watched until Run.
+func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOptions) (*Watched, error) {
+	ig := Ignorer(cfg, root)
+	walker := &watcher.Walker{Root: root, Ignorer: ig}
+	ws, err := OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := walker.Dirs(ctx)
+	if err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("count the directories of %s: %w", root, err)
+	}
+	w, err := watcher.New(root, ig, ws, watcher.Options{
+		Debounce:       cfg.Debounce,
+		MaxDelay:       cfg.MaxDelay,
+		QueueSize:      cfg.QueueSize,
+		RescanInterval: cfg.RescanInterval,
+		Logf:           o.Logf,
+	})
+	if err != nil {
+		ws.Close()
+		return nil, err
+	}
+	wd := &Watched{Workspace: ws, Watcher: w, Dirs: dirs, stopped: make(chan struct{})}
+	wd.Engine = drift.New(ws, wd.syncFunc(cfg.SyncTimeout))
+	return wd, nil
+}
+
+// Run watches the workspace until ctx ends; on return every event the
+// watcher received has been captured. It fails when the watcher cannot
+// start (inotify unavailable, initial reconcile failed).
+func (wd *Watched) Run(ctx context.Context) error {
+	err := wd.Watcher.Run(ctx)
+	wd.runErr = err
+	close(wd.stopped)
+	return err
+}
+
+// Close makes the store durable and closes it. Call it after Run returned
+// (or if Run was never called).
+func (wd *Watched) Close() error {
+	return errors.Join(wd.Workspace.Store().Sync(), wd.Workspace.Close())
+}
+
+// syncFunc is the engine's Sync: wait for the initial reconcile, then pass
+// the cookie barrier within timeout.
+func (wd *Watched) syncFunc(timeout time.Duration) func(context.Context) error {
+	return func(ctx context.Context) error {
+		select {
+		case <-wd.Watcher.Ready():
+		case <-wd.stopped:
+			return wd.stoppedError()
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the first scan of %s: %w", wd.Workspace.Root(), ctx.Err())
+		}
+		sctx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			sctx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		defer cancel()
+		err := wd.Watcher.Sync(sctx)
+		if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+			return wd.timeoutError(timeout)
+		}
+		select {
+		case <-wd.stopped:
+			if err != nil {
+				return wd.stoppedError()
+			}
+		default:
+		}
+		return err
+	}
+}
+
+// timeoutError says why the sync barrier was not passed in time.
+func (wd *Watched) timeoutError(timeout time.Duration) error {
+	root := wd.Workspace.Root()
+	why := fmt.Sprintf("%d events are still queued: the workspace may be changing faster than it can be captured", wd.Watcher.Stats().QueueDepth)
+	if _, err := os.Stat(filepath.Join(root, ".git", "index.lock")); err == nil {
+		why = ".git/index.lock exists: checkpoints wait for the git command holding it (remove the file if no git command runs)"
+	}
+	return fmt.Errorf("the daemon did not catch up with the disk in %s within sync_timeout (%s): %s; try again, or raise sync_timeout", root, timeout, why)
+}
+
+func (wd *Watched) stoppedError() error {
+	if wd.runErr != nil {
+		return fmt.Errorf("the watcher of %s stopped: %w", wd.Workspace.Root(), wd.runErr)
+	}
+	return fmt.Errorf("the watcher of %s stopped (the daemon is shutting down)", wd.Workspace.Root())
+}
+
+// Stats is the watcher's health as the socket API shows it.
+func (wd *Watched) Stats() integration.WatcherStats {
+	st := wd.Watcher.Stats()
+	ready := false
+	select {
+	case <-wd.Watcher.Ready():
+		ready = true
+	default:
+	}
+	return integration.WatcherStats{
+		Ready: ready, WatchedDirs: st.WatchedDirs, QueueDepth: st.QueueDepth,
+		Overflows: st.Overflows, Rewalks: st.Rewalks, Events: st.Events,
+		LastError: st.LastError, LastErrorAt: st.LastErrorAt,
+	}
+}

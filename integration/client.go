@@ -1,0 +1,139 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+// ErrNoDaemon means there is no socket to talk to.
+var ErrNoDaemon = errors.New("no ckptd socket")
+
+// Client talks to a daemon over its socket. Its methods are safe for
+// concurrent use.
+type Client struct {
+	socket string
+	tr     *http.Transport
+	hc     *http.Client
+}
+
+// Dial returns a client for the daemon at socketPath. It only checks that
+// the socket exists (ErrNoDaemon if not), so it costs almost nothing when
+// no daemon runs; the first call connects.
+func Dial(socketPath string) (*Client, error) {
+	fi, err := os.Stat(socketPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s", ErrNoDaemon, socketPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return nil, fmt.Errorf("%w: %s is not a socket", ErrNoDaemon, socketPath)
+	}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socketPath)
+		},
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &Client{socket: socketPath, tr: tr, hc: &http.Client{Transport: tr}}, nil
+}
+
+// Close lets go of the client's idle connections.
+func (c *Client) Close() error {
+	c.tr.CloseIdleConnections()
+	return nil
+}
+
+// Health is GET /v1/health.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	return h, c.do(ctx, http.MethodGet, "/v1/health", nil, nil, &h)
+}
+
+// AddWorkspaces asks the daemon to serve these workspaces (absolute paths),
+// importing them the first time; it returns once they are served.
+func (c *Client) AddWorkspaces(ctx context.Context, roots []string) (AddWorkspacesResult, error) {
+	var res AddWorkspacesResult
+	return res, c.do(ctx, http.MethodPost, "/v1/workspaces", nil, AddWorkspacesRequest{Workspaces: roots}, &res)
+}
+
+// do makes one call: the body (if any) as JSON, the answer into out. An
+// error answer becomes an error with the daemon's message; a 400 is
+// drift.ErrInvalid.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	u := "http://ckptd" + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("ckptd at %s: %w", c.socket, unwrapURLError(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return answerError(resp)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("ckptd at %s: malformed answer to %s: %w", c.socket, path, err)
+	}
+	return nil
+}
+
+// answerError turns an error answer into an error.
+func answerError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	var eb errorBody
+	msg := strings.TrimSpace(string(b))
+	if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
+		msg = eb.Error
+	}
+	if msg == "" {
+		msg = resp.Status
+	}
+	err := errors.New(msg)
+	if resp.StatusCode == http.StatusBadRequest {
+		return drift.Invalid(err)
+	}
+	return err
+}
+
+// unwrapURLError drops net/http's "Get "http://ckptd/...":" prefix.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

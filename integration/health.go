@@ -1,0 +1,52 @@
+package integration
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+// Health describes the daemon and its workspaces; it never waits for one.
+func (s *Server) Health() Health {
+	h := Health{
+		Version: Version, PID: s.pid, StartedAt: s.started,
+		UptimeSeconds: int64(time.Since(s.started).Seconds()),
+		Workspaces:    []WorkspaceHealth{},
+	}
+	s.mu.Lock()
+	spaces := make([]*space, 0, len(s.spaces))
+	for _, sp := range s.spaces {
+		spaces = append(spaces, sp)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(spaces, func(a, b *space) int { return strings.Compare(a.root, b.root) })
+	for _, sp := range spaces {
+		wh := WorkspaceHealth{Root: sp.root, State: StateOpening, Subscribers: sp.hub.count()}
+		if sp.isReady() {
+			wh.State = StateReady
+			if sp.served.Stats != nil {
+				st := sp.served.Stats()
+				wh.Watcher = &st
+			}
+		}
+		h.Workspaces = append(h.Workspaces, wh)
+	}
+	return h
+}
+
+// daemonInfo is drift.Daemon for a served workspace's status.
+func (s *Server) daemonInfo(served Served) drift.Daemon {
+	d := drift.Daemon{
+		Running: true, PID: s.pid, Version: Version, Workspaces: s.Roots(),
+		StartedAt: s.started, UptimeSeconds: int64(time.Since(s.started).Seconds()),
+		StoreBytes: served.Engine.Workspace().Store().Size(),
+	}
+	if served.Stats != nil {
+		st := served.Stats()
+		d.WatchedDirs, d.QueueDepth, d.Overflows, d.Rewalks, d.Events = st.WatchedDirs, st.QueueDepth, st.Overflows, st.Rewalks, st.Events
+		d.LastError, d.LastErrorAt = st.LastError, st.LastErrorAt
+	}
+	return d
+}
