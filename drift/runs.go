@@ -103,7 +103,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 }
 
 func driftWarning(n int, baseline string) string {
-	return fmt.Sprintf("the workspace changed outside any run (%d paths) since the last checkpoint; the baseline was re-anchored to %s", n, baseline)
+	return fmt.Sprintf("the workspace changed outside any run (%d %s) since the last checkpoint; the baseline was re-anchored to %s", n, map[bool]string{true: "path", false: "paths"}[n == 1], baseline)
 }
 
 // RunEnd ends a run: it cuts end_of_turn, which becomes the current

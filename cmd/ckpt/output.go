@@ -90,3 +90,11 @@ func ago(t time.Time) string {
 	}
 	return t.Local().Format(time.DateOnly)
 }
+
+// count is "1 path", "2 paths".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

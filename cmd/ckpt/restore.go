@@ -86,7 +86,7 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req dri
 		if len(r.Restored) == 0 {
 			return nil
 		}
-		if !confirm(fmt.Sprintf("Restore %d paths?", len(r.Restored))) {
+		if !confirm(fmt.Sprintf("Restore %s?", count(len(r.Restored), "path"))) {
 			return errors.New("restore cancelled; nothing was changed")
 		}
 	}
@@ -110,7 +110,7 @@ func writeRestore(w io.Writer, r drift.RestoreResult) {
 	if r.DryRun {
 		verb = "would restore"
 	}
-	fmt.Fprintf(w, "%s %d paths to %s\n", verb, len(r.Restored), r.CheckpointID)
+	fmt.Fprintf(w, "%s %s to %s\n", verb, count(len(r.Restored), "path"), r.CheckpointID)
 	for _, c := range r.Restored {
 		note := ""
 		if c.Conflict {
@@ -122,7 +122,7 @@ func writeRestore(w io.Writer, r drift.RestoreResult) {
 		fmt.Fprintf(w, "  %-9s %s%s\n", c.Kind+":", c.Path, note)
 	}
 	if len(r.Kept) > 0 {
-		fmt.Fprintf(w, "kept %d paths:\n", len(r.Kept))
+		fmt.Fprintf(w, "kept %s:\n", count(len(r.Kept), "path"))
 		for _, k := range r.Kept {
 			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
 		}

@@ -56,7 +56,7 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 				if r.Warning != "" {
 					fmt.Fprintf(os.Stderr, "warning: %s\n", r.Warning)
 				}
-				fmt.Fprintf(w, "run %s/%s ended at %s (baseline %s); %d files changed\n", r.SessionID, r.RunID, r.CheckpointID, r.PrevCheckpointID, len(r.Files))
+				fmt.Fprintf(w, "run %s/%s ended at %s (baseline %s); %s changed\n", r.SessionID, r.RunID, r.CheckpointID, r.PrevCheckpointID, count(len(r.Files), "file"))
 				writeChanges(w, "  ", r.Files)
 			})
 		}),

@@ -67,7 +67,7 @@ func newToolCommand(g *globalOptions) *cobra.Command {
 }
 
 func writeToolEnd(w io.Writer, r drift.ToolEnd) {
-	fmt.Fprintf(w, "tool call %s (before: %s): %d paths changed\n", r.ToolCallID, r.CheckpointID, len(r.Changes))
+	fmt.Fprintf(w, "tool call %s (before: %s): %s changed\n", r.ToolCallID, r.CheckpointID, count(len(r.Changes), "path"))
 	writeChanges(w, "  ", r.Changes)
 	if len(r.UncoveredPaths) > 0 {
 		fmt.Fprintf(w, "not undoable (earlier content not stored): %s\n", strings.Join(r.UncoveredPaths, ", "))
