@@ -63,6 +63,9 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	res := RestoreResult{Target: target, DryRun: opts.DryRun}
+	if err := ws.checkNotPruned(target); err != nil {
+		return res, err
+	}
 	changes, err := ws.Diff(target.Seq, ws.st.Head(), opts.Paths, nil)
 	if err != nil {
 		return res, err

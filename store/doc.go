@@ -17,6 +17,8 @@
 //	'm' name               workspace metadata (head seq, live fingerprint,
 //	                       workspace state, active attribution, restore
 //	                       intent, last restore)
+//	'z'                    sentinel Reclaim writes, then drops to flush
+//	                       Badger's memtables (never there for long)
 //
 // Integers in keys are big-endian so that byte order is numeric order. Paths
 // never contain NUL, so 0x00 separates them from what follows.
@@ -29,6 +31,18 @@
 //
 // "State of path P at seq S" is one reverse seek in the path index from
 // 'p' P 0x00 S. The journal is append-only; nothing in it is rewritten.
+//
+// # Pruning
+//
+// Pruning (prune.go) deletes checkpoint records, then forgets the history
+// below the oldest one left (the floor): journal entries with seq <= floor,
+// and each path's path-index entries older than its newest one at or below
+// the floor (that one too when it is Absent), so the state of every path at
+// every seq >= floor is unchanged; then blobs that no path-index entry,
+// entry or restore intent refers to. Reclaim then gives the space back:
+// in Badger a delete only frees a value once compaction has dropped the
+// key's versions, so it flushes the memtables, flattens the LSM tree and
+// runs the value-log GC.
 //
 // # Durability
 //

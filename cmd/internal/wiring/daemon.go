@@ -33,8 +33,10 @@ type Watched struct {
 	// the inotify watches it needs.
 	Dirs int
 
-	stopped chan struct{} // closed when Run returns
-	runErr  error         // Run's error, set before stopped is closed
+	retention time.Duration
+	logf      func(format string, args ...any)
+	stopped   chan struct{} // closed when Run returns
+	runErr    error         // Run's error, set before stopped is closed
 }
 
 // OpenWatched opens the workspace at root (importing it the first time),
@@ -63,7 +65,7 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 		ws.Close()
 		return nil, err
 	}
-	wd := &Watched{Workspace: ws, Watcher: w, Dirs: dirs, stopped: make(chan struct{})}
+	wd := &Watched{Workspace: ws, Watcher: w, Dirs: dirs, retention: cfg.Retention, logf: o.Logf, stopped: make(chan struct{})}
 	wd.Engine = drift.New(ws, wd.syncFunc(cfg.SyncTimeout))
 	return wd, nil
 }
@@ -72,7 +74,17 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 // watcher received has been captured. It fails when the watcher cannot
 // start (inotify unavailable, initial reconcile failed).
 func (wd *Watched) Run(ctx context.Context) error {
+	pctx, stopPruning := context.WithCancel(ctx)
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		if wd.retention > 0 {
+			wd.pruneDaily(pctx)
+		}
+	}()
 	err := wd.Watcher.Run(ctx)
+	stopPruning()
+	<-pruned // the store must not close under a prune
 	wd.runErr = err
 	close(wd.stopped)
 	return err
@@ -145,5 +157,27 @@ func (wd *Watched) Stats() integration.WatcherStats {
 		Ready: ready, WatchedDirs: st.WatchedDirs, QueueDepth: st.QueueDepth,
 		Overflows: st.Overflows, Rewalks: st.Rewalks, Events: st.Events,
 		LastError: st.LastError, LastErrorAt: st.LastErrorAt,
+	}
+}
+
+// pruneDaily applies the retention while the daemon runs: checked hourly,
+// done when a day has passed since the last prune (PruneDue).
+func (wd *Watched) pruneDaily(ctx context.Context) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		stats, did, err := wd.Workspace.PruneDue(ctx, wd.retention)
+		switch {
+		case err != nil && wd.logf != nil:
+			wd.logf("retention: %s: %v", wd.Workspace.Root(), err)
+		case did && wd.logf != nil:
+			wd.logf("retention: %s: pruned %d checkpoints, %d stored contents; %d -> %d bytes",
+				wd.Workspace.Root(), stats.Checkpoints, stats.Blobs, stats.BytesBefore, stats.BytesAfter)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
 	}
 }

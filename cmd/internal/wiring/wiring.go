@@ -44,6 +44,10 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 		ws.Close()
 		return nil, err
 	}
+	if _, _, err := ws.PruneDue(ctx, cfg.Retention); err != nil {
+		ws.Close()
+		return nil, fmt.Errorf("apply retention %s: %w", cfg.Retention, err)
+	}
 	return ws, nil
 }
 
