@@ -39,9 +39,10 @@ type round struct {
 // "<root>/.git/index.lock" exists (a git checkout in flight), it waits for
 // the lock to go away and runs another round. The cookie is removed and its
 // removal event ignored. Concurrent callers share rounds: a caller joins the
-// next round to start, never one whose cookie already exists. Sync returns
-// an error when ctx ends first or the watcher is not running: never a stale
-// success.
+// next round to start, never one whose cookie already exists. A Sync made
+// before the initial reconcile is done waits for it. Sync returns an error
+// when ctx ends first, the watcher is not running, or the sink failed and
+// the re-walk that followed failed too: never a stale success.
 func (w *Watcher) Sync(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("watcher: sync %s: %w", w.root, err)

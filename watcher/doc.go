@@ -71,4 +71,34 @@
 // watcher error or a watch limit falls back to a full rescan. Cookies are
 // files named with InternalPrefix created in the root to find out when every
 // earlier event has been seen.
+//
+// Watcher.Run, in pseudo-code (one drain goroutine, one processor):
+//
+//	drain:   fsnotify Events and Errors -> bounded queue (Options.QueueSize)
+//	         full queue, IN_Q_OVERFLOW or a watcher error -> overflow flag
+//	start:   re-walk (below), then Ready
+//	loop:    overflow flag?       clear the queue; re-walk
+//	         cookie event:        flush every pending path now; complete the round
+//	                              (re-walking first if one is wanted or watches are missing)
+//	         .gitignore/.ckptignore event: Invalidate(its dir); want a re-walk
+//	         Remove/Rename:       drop the watches of the subtree if it was a directory; mark path
+//	         Create of a dir:     watch it, then list it, recursively; mark its files and itself
+//	         other event:         mark path (ignored and internal paths never are)
+//	         idle:                wanted or periodic re-walk; flush the paths that are due
+//	re-walk: watch the root; note the cookie round in flight if its file exists;
+//	         Sink.Reconcile(Walker whose OnDir adds each directory's watch before
+//	         it is listed); drop watches of directories the walk did not see;
+//	         complete the noted round
+//	stop:    close fsnotify, drain, handle what is queued, flush everything
+//
+// A marked path is flushed Debounce after its last event or MaxDelay after
+// its first, whichever is first, in sorted batches. Watched directories are
+// known by path and by (device, inode): a directory found at a new path (a
+// rename whose events were lost) has its old watch removed before the new
+// one is added, since inotify would hand back the old watch, still named by
+// the old path. A directory that cannot be watched (ENOSPC: the watch limit)
+// is logged with the sysctl to run, and the watcher re-walks every
+// DegradedRescanInterval and at every Sync until a re-walk watches
+// everything. Sync waits for its round, then while .git/index.lock exists,
+// and then runs another round.
 package watcher

@@ -70,6 +70,6 @@ func watchLimitError(dir string, watched int, err error) error {
 		limit = fmt.Sprintf("%s=%d", limit, max)
 	}
 	return fmt.Errorf("cannot watch %q (%d directories watched): inotify watch limit reached (%s): %w; "+
-		"falling back to periodic re-walks until the daemon restarts; %s",
-		dir, watched, limit, err, watchLimitHint(watched+watched/4+1024))
+		"falling back to full re-walks (at every sync and every %v) until every directory can be watched; %s",
+		dir, watched, limit, err, DegradedRescanInterval, watchLimitHint(watched+watched/4+1024))
 }

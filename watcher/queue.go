@@ -1,7 +1,10 @@
 package watcher
 
 import (
+	"errors"
+	"fmt"
 	"sync"
+	"syscall"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -92,4 +95,66 @@ func (q *eventQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.items) - q.head
+}
+
+// drain moves fsnotify's events and errors into the in-process queue as
+// fast as they come, so that the kernel queue never fills because the
+// processor is busy. A full queue or any watcher error asks for a re-walk.
+func (w *Watcher) drain(fsw *fsnotify.Watcher, drained chan<- struct{}) {
+	defer close(drained)
+	events, errs := fsw.Events, fsw.Errors
+	for events != nil || errs != nil {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			w.events.Add(1)
+			if !w.q.push(ev) {
+				w.requestOverflow("in-process event queue full")
+			}
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			switch {
+			case errors.Is(err, fsnotify.ErrEventOverflow):
+				w.requestOverflow("kernel event queue overflow")
+			case errors.Is(err, syscall.EINVAL):
+				// fsnotify handles a directory's IN_MOVE_SELF by removing
+				// its watch; when the directory was deleted too, the kernel
+				// already had (IN_IGNORED is queued behind), and
+				// inotify_rm_watch says EINVAL. The Rename event is still
+				// delivered: nothing was lost, and a re-walk for every
+				// "mv dir x && rm -rf x" would cost a full scan.
+			default:
+				w.fail(fmt.Errorf("fsnotify: %w", err))
+				w.requestOverflow("watcher error: " + err.Error())
+			}
+		}
+	}
+}
+
+// requestOverflow flags that events were lost; the processor re-walks.
+func (w *Watcher) requestOverflow(why string) {
+	if w.overflow.Swap(true) {
+		return // already pending: one re-walk covers both
+	}
+	w.overflows.Add(1)
+	w.overflowMu.Lock()
+	w.overflowWhy = why
+	w.overflowMu.Unlock()
+	w.q.notify()
+}
+
+// takeOverflow consumes a pending overflow and says why it happened.
+func (w *Watcher) takeOverflow() (string, bool) {
+	if !w.overflow.Swap(false) {
+		return "", false
+	}
+	w.overflowMu.Lock()
+	defer w.overflowMu.Unlock()
+	return w.overflowWhy, true
 }

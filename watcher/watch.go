@@ -8,22 +8,29 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
 
 // Sink receives what the watcher saw. snapshot.Workspace implements it (it
-// lstat's, hashes and journals the paths).
+// lstat's, hashes and journals the paths). The watcher calls it from one
+// goroutine at a time.
 type Sink interface {
 	// Capture records the current state of these workspace-relative paths
-	// ('/'-separated). A path that no longer exists is a deletion (of the
-	// file, or of everything under it if it was a directory). Paths are
-	// already filtered by the ignore rules.
+	// ('/'-separated, sorted, never "", never internal or under .git). A
+	// path that no longer exists is a deletion (of the file, or of
+	// everything under it if it was a directory); an lstat error ENOTDIR
+	// (an ancestor became a file) means the same. A path that is a
+	// directory now was a file, or a subtree, that was replaced: a file
+	// entry at exactly that path is deleted and the entries below it are
+	// re-checked (the watcher sends the files of a new directory itself;
+	// the sink need not list it). Paths are already filtered by the ignore
+	// rules, and may have been deleted again by the time Capture runs.
 	Capture(ctx context.Context, paths []string) error
 	// Reconcile makes the store match a full walk: walk calls visit for
-	// every current file; files not visited are deleted.
+	// every current file; files not visited are deleted. walk adds and
+	// drops the watcher's directory watches as it goes: call it once.
 	Reconcile(ctx context.Context, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error
 }
 
@@ -33,7 +40,7 @@ type Options struct {
 	MaxDelay       time.Duration                    // bound: a path that keeps changing is flushed at least this often; 0 = DefaultMaxDelay
 	QueueSize      int                              // in-process queue; full = overflow = re-walk; 0 = DefaultQueueSize
 	RescanInterval time.Duration                    // periodic safety re-walk; 0 = off
-	Logf           func(format string, args ...any) // nil = silent
+	Logf           func(format string, args ...any) // nil = silent; called from several goroutines
 }
 
 // DefaultMaxDelay bounds coalescing when Options.MaxDelay is 0 (config
@@ -225,71 +232,7 @@ func (w *Watcher) Run(ctx context.Context) (err error) {
 		}
 		return fmt.Errorf("watcher: initial reconcile of %s: %w", w.root, err)
 	}
-	if err := CheckWatchLimit(len(w.dirs)); err != nil {
-		w.fail(err)
-	}
 	close(w.ready)
 	w.loop(ctx)
 	return nil
-}
-
-// drain moves fsnotify's events and errors into the in-process queue as
-// fast as they come, so that the kernel queue never fills because the
-// processor is busy. A full queue or any watcher error asks for a re-walk.
-func (w *Watcher) drain(fsw *fsnotify.Watcher, drained chan<- struct{}) {
-	defer close(drained)
-	events, errs := fsw.Events, fsw.Errors
-	for events != nil || errs != nil {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-			w.events.Add(1)
-			if !w.q.push(ev) {
-				w.requestOverflow("in-process event queue full")
-			}
-		case err, ok := <-errs:
-			if !ok {
-				errs = nil
-				continue
-			}
-			switch {
-			case errors.Is(err, fsnotify.ErrEventOverflow):
-				w.requestOverflow("kernel event queue overflow")
-			case errors.Is(err, syscall.EINVAL):
-				// fsnotify handles a directory's IN_MOVE_SELF by removing
-				// its watch; when the directory was deleted too, the kernel
-				// already had (IN_IGNORED is queued behind), and
-				// inotify_rm_watch says EINVAL. The Rename event is still
-				// delivered: nothing was lost, and a re-walk for every
-				// "mv dir x && rm -rf x" would cost a full scan.
-			default:
-				w.requestOverflow("watcher error: " + err.Error())
-			}
-		}
-	}
-}
-
-// requestOverflow flags that events were lost; the processor re-walks.
-func (w *Watcher) requestOverflow(why string) {
-	if w.overflow.Swap(true) {
-		return // already pending: one re-walk covers both
-	}
-	w.overflows.Add(1)
-	w.overflowMu.Lock()
-	w.overflowWhy = why
-	w.overflowMu.Unlock()
-	w.q.notify()
-}
-
-// takeOverflow consumes a pending overflow and says why it happened.
-func (w *Watcher) takeOverflow() (string, bool) {
-	if !w.overflow.Swap(false) {
-		return "", false
-	}
-	w.overflowMu.Lock()
-	defer w.overflowMu.Unlock()
-	return w.overflowWhy, true
 }

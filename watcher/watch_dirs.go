@@ -30,16 +30,17 @@ type dirWatch struct {
 	children map[string]struct{} // watched subdirectories, by rel
 }
 
-// addWatch makes sure the directory rel is watched. It reports whether it
-// is (watched), and whether it already was, with the same identity, before
-// this call (known). A directory that vanished or is not a directory is not
-// watched; a failure to watch it is recorded (the watch limit degrades the
-// watcher to periodic re-walks).
-func (w *Watcher) addWatch(rel string) (watched, known bool) {
+// addWatch makes sure the directory rel is watched. It reports whether rel
+// was already watched, with the same identity, before this call (known): a
+// known directory was listed after its watch was added, so its watch has
+// reported everything since. A directory that vanished or is not a
+// directory is not watched; a failure to watch it is recorded (the watch
+// limit degrades the watcher to re-walks).
+func (w *Watcher) addWatch(rel string) (known bool) {
 	abs := w.abs(rel)
 	fi, err := os.Lstat(abs)
 	if err != nil || !fi.IsDir() {
-		return false, false
+		return false
 	}
 	id := idOf(fi)
 	if d, ok := w.dirs[rel]; ok {
@@ -69,11 +70,11 @@ func (w *Watcher) addWatch(rel string) (watched, known bool) {
 		default:
 			w.fail(err)
 		}
-		return false, false
+		return false
 	}
 	if known {
 		w.dirs[rel].gen = w.gen
-		return true, true
+		return true
 	}
 	w.dirs[rel] = &dirWatch{id: id, gen: w.gen}
 	w.byID[id] = rel
@@ -86,7 +87,7 @@ func (w *Watcher) addWatch(rel string) (watched, known bool) {
 		}
 	}
 	w.watched.Store(int64(len(w.dirs)))
-	return true, false
+	return false
 }
 
 // dropDirs forgets the watches of rel and of every watched directory below
@@ -136,7 +137,7 @@ func (w *Watcher) scanDir(rel string) {
 	for len(stack) > 0 {
 		dir := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		if _, known := w.addWatch(dir); known {
+		if w.addWatch(dir) {
 			continue
 		}
 		// Listed even if it could not be watched (watch limit, shutdown):

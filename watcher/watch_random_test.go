@@ -28,7 +28,7 @@ func TestRandomOperations(t *testing.T) {
 			}
 			h := start(t, root, Options{})
 			h.check("initial")
-			for i := 0; i < 400; {
+			for i := 0; i < 300; {
 				n := 1 + rng.IntN(15)
 				for range n {
 					m.step()

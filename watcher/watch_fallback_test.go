@@ -61,15 +61,11 @@ func TestWatchLimit(t *testing.T) {
 	writeFile(t, root, "ok/f", "f")
 	writeFile(t, root, "full/f", "f")
 	h := start(t, root, Options{}, func(w *Watcher) {
-		real := w.addFn
 		w.addFn = func(abs string) error {
 			if filepath.Base(abs) == "full" {
 				return syscall.ENOSPC
 			}
-			if real == nil {
-				return w.fsw.Add(abs)
-			}
-			return real(abs)
+			return w.fsw.Add(abs) // set by Run before any watch is added
 		}
 	})
 	st := h.w.Stats()
@@ -123,4 +119,18 @@ func TestShutdownDelivers(t *testing.T) {
 	if err := w.Sync(context.Background()); err == nil {
 		t.Fatal("Sync after Run returned: want an error")
 	}
+}
+
+func TestPeriodicRescan(t *testing.T) {
+	root := t.TempDir()
+	h := start(t, root, Options{RescanInterval: 30 * time.Millisecond})
+	deadline := time.Now().Add(5 * time.Second)
+	for h.w.Stats().Rewalks < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v: no periodic re-walks", h.w.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	writeFile(t, root, "f", "x")
+	h.check("with periodic re-walks")
 }
