@@ -10,6 +10,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/ckptdev/ckpt/store"
 )
@@ -99,8 +100,10 @@ func (ws *Workspace) write(root *os.Root, a store.IntentAction) error {
 		return err
 	}
 	if info, err := root.Lstat(a.Path); err == nil && info.IsDir() {
-		// A directory stands where the file goes: only an empty one yields.
-		if err := root.Remove(a.Path); err != nil {
+		// A directory stands where the file goes: it yields if nothing but
+		// empty directories is in it (ckpt captures no directories, so
+		// those are all that can be left of what the target did not have).
+		if err := removeEmptyTree(root, a.Path); err != nil {
 			root.Remove(tmp)
 			return err
 		}
@@ -128,6 +131,54 @@ func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode) error 
 		err = cerr
 	}
 	return err
+}
+
+// removeEmptyTree removes dir if it holds only directories, deepest first.
+// It removes nothing if there is any file, link or other entry anywhere in
+// it.
+func removeEmptyTree(root *os.Root, dir string) error {
+	var dirs []string
+	err := fs.WalkDir(root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return fmt.Errorf("%s is in the way: %w", p, fs.ErrExist)
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := root.Remove(dirs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeStaleTemps deletes restore temp files that a crash left in the
+// directories an intent writes to.
+func removeStaleTemps(root *os.Root, actions []store.IntentAction) {
+	seen := map[string]bool{}
+	for _, a := range actions {
+		dir := path.Dir(a.Path)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		entries, err := fs.ReadDir(root.FS(), dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), InternalPrefix+"tmp-") {
+				root.Remove(path.Join(dir, e.Name()))
+			}
+		}
+	}
 }
 
 // remove deletes a file and then every parent directory it left empty.

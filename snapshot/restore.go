@@ -195,6 +195,10 @@ func (ws *Workspace) finishIntent() error {
 	if err != nil {
 		return err
 	}
+	if root, err := os.OpenRoot(ws.root); err == nil {
+		removeStaleTemps(root, in.Actions)
+		root.Close()
+	}
 	_, err = ws.finish(in, nil)
 	return err
 }

@@ -53,7 +53,7 @@ var (
 func codecs() {
 	encOnce.Do(func() {
 		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
-		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(2*ChunkSize))
 	})
 }
 
@@ -86,7 +86,13 @@ func decodeChunk(dst, v []byte) ([]byte, error) {
 		return append(dst, v[1:]...), nil
 	case codecZstd:
 		codecs()
-		return dec.DecodeAll(v[1:], dst)
+		// Decode on its own, so the decoder's memory limit applies to
+		// one chunk, not to everything before it.
+		part, err := dec.DecodeAll(v[1:], nil)
+		if err != nil {
+			return nil, err
+		}
+		return append(dst, part...), nil
 	}
 	return nil, errors.New("store: unknown blob codec")
 }

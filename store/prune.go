@@ -281,4 +281,3 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		}
 	}
 }
-

@@ -113,7 +113,10 @@ func (r *Reader) HasBlob(h Hash) (bool, error) {
 
 // Blob returns the content with hash h.
 func (r *Reader) Blob(h Hash) ([]byte, error) {
-	out := make([]byte, 0, h.Size)
+	if h.Size < 0 {
+		return nil, ErrNotFound
+	}
+	out := make([]byte, 0, min(h.Size, 2*ChunkSize))
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = blobKey(h, 0)[:25]
 	it := r.txn.NewIterator(opts)

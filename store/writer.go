@@ -148,7 +148,11 @@ func (w *Writer) PutBlob(h Hash, chunks [][]byte) error {
 	if ok, err := w.HasBlob(h); err != nil || ok {
 		return err
 	}
-	for i, c := range chunks {
+	// Chunk 0 marks the blob as stored (HasBlob), so it goes last: a write
+	// split across transactions that stops midway leaves no marker, and
+	// the next PutBlob writes every chunk again.
+	for i := len(chunks) - 1; i >= 0; i-- {
+		c := chunks[i]
 		k := blobKey(h, uint32(i))
 		if err := w.room(estimate(k, c)); err != nil {
 			return err
