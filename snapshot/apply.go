@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -24,10 +26,17 @@ const InternalPrefix = ".ckpt~"
 // CKPT_TEST_CRASH_AFTER.
 var crashAfter, _ = strconv.Atoi(os.Getenv("CKPT_TEST_CRASH_AFTER"))
 
+// writeBatch is how many files are staged before one syncfs makes them
+// all durable: one flush for many files instead of an fsync each.
+const writeBatch = 256
+
 // apply writes the actions through an os.Root on the workspace, so no write
 // can leave it whatever the stored paths or the symlinks on disk say.
-// Removals go first, deepest first; then writes, parents before children.
-// A failed path does not stop the others; it is returned in failed.
+// Removals go first, deepest first; then writes, parents before children,
+// in batches: stage each file as a temp file beside its target, make the
+// batch durable with one syncfs, then rename each into place. No file is
+// ever seen half-written. A failed path does not stop the others; it is
+// returned in failed.
 func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, error) {
 	root, err := os.OpenRoot(ws.root)
 	if err != nil {
@@ -46,73 +55,145 @@ func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, erro
 		}
 		return order[i].Path < order[j].Path
 	})
-	failed := map[string]error{}
-	dirs := map[string]bool{}
-	for i, a := range order {
-		if crashAfter > 0 && i == crashAfter {
-			os.Exit(3)
-		}
-		if !validRel(a.Path) {
-			failed[a.Path] = fmt.Errorf("%w: %q is not a workspace path", ErrRefused, a.Path)
+	a := applier{ws: ws, root: root, failed: map[string]error{}, dirs: map[string]bool{}}
+	for i := 0; i < len(order); {
+		if !order[i].State.Exists() {
+			a.remove(order[i])
+			i++
 			continue
 		}
-		var err error
-		if a.State.Exists() {
-			err = ws.write(root, a)
-		} else {
-			err = remove(root, a.Path)
-		}
-		if err != nil {
-			failed[a.Path] = fmt.Errorf("restore %s: %w", a.Path, err)
-			continue
-		}
-		dirs[path.Dir(a.Path)] = true
+		n := min(writeBatch, len(order)-i)
+		a.writeBatch(order[i : i+n])
+		i += n
 	}
-	for dir := range dirs {
+	for dir := range a.dirs {
 		if d, err := root.Open(dir); err == nil {
 			d.Sync()
 			d.Close()
 		}
 	}
-	return failed, nil
+	return a.failed, nil
 }
 
-// write puts one file or symlink in place atomically: temp file in the
-// same directory, fsync, rename.
-func (ws *Workspace) write(root *os.Root, a store.IntentAction) error {
+// applier carries one apply's state.
+type applier struct {
+	ws     *Workspace
+	root   *os.Root
+	done   int
+	failed map[string]error
+	dirs   map[string]bool // directories whose entries changed
+}
+
+func (a *applier) fail(p string, err error) {
+	a.failed[p] = fmt.Errorf("restore %s: %w", p, err)
+}
+
+// step counts a change made on disk; the crash tests stop here.
+func (a *applier) step(p string) {
+	a.dirs[path.Dir(p)] = true
+	a.done++
+	if crashAfter > 0 && a.done == crashAfter {
+		os.Exit(3)
+	}
+}
+
+func (a *applier) remove(act store.IntentAction) {
+	if !validRel(act.Path) {
+		a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
+		return
+	}
+	if err := remove(a.root, act.Path); err != nil {
+		a.fail(act.Path, err)
+		return
+	}
+	a.step(act.Path)
+}
+
+func (a *applier) writeBatch(batch []store.IntentAction) {
+	temps := make([]string, len(batch))
+	for i, act := range batch {
+		if !validRel(act.Path) {
+			a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
+			continue
+		}
+		tmp, err := a.ws.stage(a.root, act)
+		if err != nil {
+			a.fail(act.Path, err)
+			continue
+		}
+		temps[i] = tmp
+	}
+	if err := syncFS(a.root); err != nil {
+		for i, tmp := range temps {
+			if tmp != "" {
+				a.root.Remove(tmp)
+				a.fail(batch[i].Path, err)
+			}
+		}
+		return
+	}
+	for i, act := range batch {
+		if temps[i] == "" {
+			continue
+		}
+		if err := place(a.root, temps[i], act.Path); err != nil {
+			a.fail(act.Path, err)
+			continue
+		}
+		a.step(act.Path)
+	}
+}
+
+// stage writes one file or symlink's target content to a temp file in the
+// target's directory and returns its name.
+func (ws *Workspace) stage(root *os.Root, a store.IntentAction) (string, error) {
 	data, err := ws.Blob(a.State.Hash)
 	if err != nil {
-		return err
+		return "", err
 	}
 	dir := path.Dir(a.Path)
 	if dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return err
+			return "", err
 		}
 	}
 	tmp := path.Join(dir, InternalPrefix+"tmp-"+randHex())
 	if a.State.Kind == store.Symlink {
-		if err := root.Symlink(string(data), tmp); err != nil {
-			return err
-		}
-	} else if err := writeFile(root, tmp, data, a.State.Mode); err != nil {
-		root.Remove(tmp)
-		return err
+		return tmp, root.Symlink(string(data), tmp)
 	}
-	if info, err := root.Lstat(a.Path); err == nil && info.IsDir() {
+	if err := writeFile(root, tmp, data, a.State.Mode); err != nil {
+		root.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// place renames a staged temp file over its target.
+func place(root *os.Root, tmp, target string) error {
+	if info, err := root.Lstat(target); err == nil && info.IsDir() {
 		// A directory stands where the file goes: it yields if nothing but
 		// empty directories is in it (ckpt captures no directories, so
 		// those are all that can be left of what the target did not have).
-		if err := removeEmptyTree(root, a.Path); err != nil {
+		if err := removeEmptyTree(root, target); err != nil {
 			root.Remove(tmp)
 			return err
 		}
 	}
-	if err := root.Rename(tmp, a.Path); err != nil {
+	if err := root.Rename(tmp, target); err != nil {
 		root.Remove(tmp)
 		return err
 	}
 	return nil
+}
+
+// syncFS makes everything written to the workspace's file system durable.
+func syncFS(root *os.Root) error {
+	d, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return unix.Syncfs(int(d.Fd()))
 }
 
 func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode) error {
@@ -123,9 +204,6 @@ func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode) error 
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Chmod(mode) // the umask may have narrowed it
-	}
-	if err == nil {
-		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

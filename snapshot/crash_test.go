@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -196,9 +197,14 @@ func newCrashFixture(t *testing.T) *crashFixture {
 // is left.
 func (f *crashFixture) checkHalfway(t *testing.T) (nBefore, nAfter int) {
 	t.Helper()
-	disk, strays := readMTree(t, f.root)
-	if len(strays) > 0 {
-		t.Errorf("temp files left by the crashed restore: %v", strays)
+	// A crash may leave the staged temp files of the batch it was in
+	// (complete, under ckpt's internal names, never captured); the next
+	// Open removes them, which checkFinished checks.
+	disk, _ := readMTree(t, f.root)
+	for p := range disk {
+		if strings.HasPrefix(path.Base(p), InternalPrefix) {
+			delete(disk, p)
+		}
 	}
 	paths := map[string]bool{}
 	for _, tr := range []mtree{disk, f.before, f.after} {
