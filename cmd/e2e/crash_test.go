@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,14 @@ func TestRestoreCrashRecovery(t *testing.T) {
 		}
 
 		mid := ws.tree()
+		// The batch the crash stopped may leave its staged temp files
+		// (complete, under ckpt's internal names); recovery removes them,
+		// which the tree comparison after the next status checks.
+		for p := range mid {
+			if strings.HasPrefix(path.Base(p), ".ckpt~") {
+				delete(mid, p)
+			}
+		}
 		if len(diffTrees(atID, mid)) == 0 || len(diffTrees(before, mid)) == 0 {
 			t.Fatalf("the crash did not stop the restore midway: the tree is the %s one", map[bool]string{true: "target", false: "starting"}[len(diffTrees(atID, mid)) == 0])
 		}
