@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -52,7 +53,7 @@ var (
 
 func codecs() {
 	encOnce.Do(func() {
-		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1), zstd.WithLowerEncoderMem(true))
+		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(encoderLevel), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
 		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(2*ChunkSize))
 	})
 }
@@ -96,3 +97,6 @@ func decodeChunk(dst, v []byte) ([]byte, error) {
 	}
 	return nil, errors.New("store: unknown blob codec")
 }
+
+// encoderLevel trades import speed for store size (BENCHMARKS.md).
+var encoderLevel = zstd.SpeedFastest

@@ -24,7 +24,7 @@ func badgerOptions(dir string) badger.Options {
 		WithSyncWrites(false).
 		WithNumVersionsToKeep(1).
 		WithDetectConflicts(false).
-		WithCompression(options.None).
+		WithCompression(options.ZSTD).WithZSTDCompressionLevel(1).
 		WithMemTableSize(MemTableSize).
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
