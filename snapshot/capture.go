@@ -188,7 +188,8 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		return err
 	}
 	defer root.Close()
-	results := make(chan observed, 64)
+	// A small buffer: each result may hold a large file's content.
+	results := make(chan observed, ws.opts.Workers)
 	jobs := make(chan candidate)
 	var wg sync.WaitGroup
 	for range min(ws.opts.Workers, max(len(cands), 1)) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -42,7 +44,14 @@ are captured, the stores are closed, and ckptd exits 0.`,
 	}
 }
 
+// memoryLimit is the daemon's soft heap limit: a long-running watcher
+// should give memory back after a burst (GOMEMLIMIT overrides it).
+const memoryLimit = 64 << 20
+
 func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	base, err := config.Load(config.Options{Flags: flags})
 	if err != nil {
 		return err
