@@ -102,8 +102,11 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
 		return nil, err
 	}
-	if g.cfg, err = config.Load(config.Options{Workspace: g.root, Flags: flags}); err != nil {
-		return nil, err
+	g.cfg = base
+	if _, err := os.Stat(filepath.Join(g.root, "ckpt.yaml")); err == nil {
+		if g.cfg, err = config.Load(config.Options{Workspace: g.root, Flags: flags}); err != nil {
+			return nil, err
+		}
 	}
 	if b, closer, ok := dialDaemon(ctx, g.cfg, g.root); ok {
 		g.closer = closer
