@@ -38,7 +38,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 		return
 	}
 	ents, err := f.ReadDir(-1)
-	f.Close()
+	defer f.Close() // open until its files are stat'ed (lstatAt)
 	if err != nil {
 		r.entryError(d.rel, err) // and go on with what was read
 	}
@@ -52,7 +52,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 				if name == ckptignoreName {
 					i = 1
 				}
-				seen[i], _ = e.Info()
+				seen[i], _ = lstatAt(f, e)
 			}
 		}
 		if l := r.ig.dirRulesSeen(d.rel, seen); len(l.pats) > 0 {
@@ -87,7 +87,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			info = seen[0]
 		} else if seen[1] != nil && name == ckptignoreName {
 			info = seen[1]
-		} else if info, err = e.Info(); err != nil {
+		} else if info, err = lstatAt(f, e); err != nil {
 			r.entryError(rel, err)
 			continue
 		}
