@@ -109,21 +109,26 @@ func (a *applier) remove(act store.IntentAction) {
 	a.step(act.Path)
 }
 
+// fsyncEach: a batch smaller than this fsyncs its files one by one; a
+// syncfs would also flush whatever else the file system has pending.
+const fsyncEach = 16
+
 func (a *applier) writeBatch(batch []store.IntentAction) {
+	each := len(batch) < fsyncEach
 	temps := make([]string, len(batch))
 	for i, act := range batch {
 		if !validRel(act.Path) {
 			a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
 			continue
 		}
-		tmp, err := a.ws.stage(a.root, act)
+		tmp, err := a.ws.stage(a.root, act, each)
 		if err != nil {
 			a.fail(act.Path, err)
 			continue
 		}
 		temps[i] = tmp
 	}
-	if err := syncFS(a.root); err != nil {
+	if err := a.syncStaged(each); err != nil {
 		for i, tmp := range temps {
 			if tmp != "" {
 				a.root.Remove(tmp)
@@ -146,7 +151,7 @@ func (a *applier) writeBatch(batch []store.IntentAction) {
 
 // stage writes one file or symlink's target content to a temp file in the
 // target's directory and returns its name.
-func (ws *Workspace) stage(root *os.Root, a store.IntentAction) (string, error) {
+func (ws *Workspace) stage(root *os.Root, a store.IntentAction, fsync bool) (string, error) {
 	data, err := ws.Blob(a.State.Hash)
 	if err != nil {
 		return "", err
@@ -161,7 +166,7 @@ func (ws *Workspace) stage(root *os.Root, a store.IntentAction) (string, error) 
 	if a.State.Kind == store.Symlink {
 		return tmp, root.Symlink(string(data), tmp)
 	}
-	if err := writeFile(root, tmp, data, a.State.Mode); err != nil {
+	if err := writeFile(root, tmp, data, a.State.Mode, fsync); err != nil {
 		root.Remove(tmp)
 		return "", err
 	}
@@ -186,6 +191,15 @@ func place(root *os.Root, tmp, target string) error {
 	return nil
 }
 
+// syncStaged makes a staged batch durable: its files were fsynced one by
+// one (each), or one syncfs does it for all of them.
+func (a *applier) syncStaged(each bool) error {
+	if each {
+		return nil
+	}
+	return syncFS(a.root)
+}
+
 // syncFS makes everything written to the workspace's file system durable.
 func syncFS(root *os.Root) error {
 	d, err := root.Open(".")
@@ -196,7 +210,7 @@ func syncFS(root *os.Root) error {
 	return unix.Syncfs(int(d.Fd()))
 }
 
-func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode) error {
+func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode, fsync bool) error {
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return err
@@ -204,6 +218,9 @@ func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode) error 
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Chmod(mode) // the umask may have narrowed it
+	}
+	if err == nil && fsync {
+		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
