@@ -116,7 +116,11 @@ type crashFixture struct {
 	removals      int // of which removals
 }
 
-func newCrashFixture(t *testing.T) *crashFixture {
+func newCrashFixture(t *testing.T) *crashFixture { return newCrashFixtureBulk(t, 0) }
+
+// newCrashFixtureBulk adds bulk files that the restore rewrites, so that
+// it writes more than one batch.
+func newCrashFixtureBulk(t *testing.T, bulk int) *crashFixture {
 	t.Helper()
 	f := &crashFixture{root: t.TempDir(), state: t.TempDir()}
 	after := mtree{}
@@ -130,6 +134,9 @@ func newCrashFixture(t *testing.T) *crashFixture {
 	after["gone/deep/a"] = mfile("a whole directory that the changes delete")
 	after["gone/deep/b"] = mfile("b")
 	after["top"] = mfile("top level")
+	for i := range bulk {
+		after[fmt.Sprintf("bulk/b%d/f%04d", i%10, i)] = mfile(fmt.Sprintf("bulk %d at the target\n", i))
+	}
 	writeMTree(t, f.root, after)
 	ws, err := Open(f.state, f.root, Options{LockTimeout: time.Second, Workers: 2})
 	mustNil(t, err)
@@ -149,6 +156,9 @@ func newCrashFixture(t *testing.T) *crashFixture {
 	}
 	for _, p := range []string{"d1/f01", "d2/f10", "d3/f19", "gone/deep/a", "gone/deep/b"} {
 		delete(before, p)
+	}
+	for i := range bulk {
+		before[fmt.Sprintf("bulk/b%d/f%04d", i%10, i)] = mfile(fmt.Sprintf("bulk %d changed since\n", i))
 	}
 	for i := range 8 {
 		before[fmt.Sprintf("new/n%d/file%d", i%3, i)] = mfile(fmt.Sprintf("new %d", i))
@@ -322,6 +332,21 @@ func TestCrashRestore(t *testing.T) {
 			f.checkFinished(t)
 		})
 	}
+}
+
+// TestCrashRestoreLarge stops a restore that writes several batches in
+// its second batch.
+func TestCrashRestoreLarge(t *testing.T) {
+	f := newCrashFixtureBulk(t, 600)
+	k := f.removals + writeBatch + 100
+	if code, out := runCrashHelper(t, f.env("restore", k)...); code != 3 {
+		t.Fatalf("the child restore was not stopped (exit %d, %q)", code, out)
+	}
+	nb, na := f.checkHalfway(t)
+	if na < k-f.removals || nb == 0 {
+		t.Errorf("after %d of %d writes: %d paths at their after version, %d at their before version", k, f.actions, na, nb)
+	}
+	f.checkFinished(t)
 }
 
 // TestCrashRestoreTwice crashes the restore, then crashes again while the

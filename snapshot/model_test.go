@@ -422,7 +422,6 @@ func (m *modelRun) opDelete() {
 	m.must(os.Remove(m.abs(p)))
 	delete(m.live, p)
 	m.touch(p)
-	m.pruneEmpty(p)
 	m.logf("rm %s", p)
 }
 
@@ -482,7 +481,6 @@ func (m *modelRun) removeDir() (string, bool) {
 	}
 	d := m.pick(dirs)
 	m.must(os.RemoveAll(m.abs(d)))
-	m.pruneEmpty(d)
 	gone := m.live.under(d)
 	for _, p := range gone {
 		delete(m.live, p)
@@ -550,7 +548,6 @@ func (m *modelRun) opRenameFile() {
 	m.live[dst] = m.live[src]
 	delete(m.live, src)
 	m.touch(src, dst)
-	m.pruneEmpty(src)
 	m.logf("mv %s %s", src, dst)
 }
 
@@ -567,7 +564,6 @@ func (m *modelRun) opRenameDir() {
 	m.mkdirs(dst)
 	m.must(os.Rename(m.abs(src), m.abs(dst)))
 	moved := m.live.under(src)
-	m.pruneEmpty(src)
 	m.touch(src, dst)
 	m.touch(moved...)
 	for _, p := range moved {
@@ -644,24 +640,6 @@ func (m *modelRun) capture() {
 	}
 	m.touched = map[string]bool{}
 	m.checkStore("after capture")
-}
-
-// avoidKnown (CKPT_MODEL_AVOID_KNOWN=1) steers the model around the bug
-// that TestRestoreOverEmptyDirectories shows, so that it can look for
-// others while that one is open: file operations remove the directories
-// they leave empty, as git does.
-var avoidKnown = os.Getenv("CKPT_MODEL_AVOID_KNOWN") == "1"
-
-// pruneEmpty removes the empty directories above p.
-func (m *modelRun) pruneEmpty(p string) {
-	if !avoidKnown {
-		return
-	}
-	for d := path.Dir(p); d != "."; d = path.Dir(d) {
-		if os.Remove(m.abs(d)) != nil {
-			return
-		}
-	}
 }
 
 func (m *modelRun) stored(n mnode) bool {
@@ -977,7 +955,7 @@ func modelSeeds(t *testing.T, fixed []uint64) []uint64 {
 // workspace and checks the disk, the store and every diff against an
 // in-memory model of what each checkpoint holds.
 func TestModel(t *testing.T) {
-	ops := 800
+	ops := 1000
 	if longTests() {
 		ops = 100000
 	}
@@ -992,7 +970,7 @@ func TestModel(t *testing.T) {
 // fingerprinted but not stored. Restores keep them (and say so) and never
 // write a wrong content.
 func TestModelUnstored(t *testing.T) {
-	ops := 400
+	ops := 500
 	if longTests() {
 		ops = 100000
 	}
