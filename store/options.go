@@ -11,7 +11,7 @@ import (
 // values over ValueThreshold go to the value log so that the LSM tree holds
 // only keys, entries and pointers.
 var (
-	MemTableSize     int64 = 16 << 20
+	MemTableSize     int64 = 8 << 20
 	ValueThreshold   int64 = 4 << 10
 	ValueLogFileSize int64 = 64 << 20
 	BlockCacheSize   int64 = 8 << 20
