@@ -239,7 +239,9 @@ func (b *bench) build(repo string) error {
 	}
 	b.ckptd = b.o.ckptdBin
 	if b.ckptd == "" {
-		b.ckptd = filepath.Join(bin, "ckptd")
+		// Not named ckptd: a `pkill ckptd` elsewhere on the machine (seen
+		// while developing this harness) must not end the measured daemon.
+		b.ckptd = filepath.Join(bin, "bench-ckpt-daemon")
 		if _, _, err := run(b.ctx, repo, os.Environ(), "go", "build", "-o", b.ckptd, "./cmd/ckptd"); err != nil {
 			b.ckptd, b.daemonNote = "", "ckptd does not build yet"
 			fmt.Fprintf(os.Stderr, "no daemon: %v\n", firstLine(err.Error()))

@@ -76,12 +76,14 @@ func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) boo
 		if err != nil {
 			return err
 		}
+		sk := r.NewSeeker()
+		defer sk.Close()
 		for _, p := range order {
 			fc := byPath[p]
-			if fc.From, err = r.StateAt(p, from); err != nil {
+			if fc.From, err = sk.StateAt(p, from); err != nil {
 				return err
 			}
-			if fc.To, err = r.StateAt(p, to); err != nil {
+			if fc.To, err = sk.StateAt(p, to); err != nil {
 				return err
 			}
 			if fc.From.SameContent(fc.To) {

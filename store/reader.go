@@ -56,23 +56,41 @@ func (r *Reader) Entries(prefix string, fn func(path string, st State) error) er
 // StateAt is the path's state as of journal seq: its latest version with a
 // seq no greater than seq, or Absent.
 func (r *Reader) StateAt(path string, seq uint64) (State, error) {
+	sk := r.NewSeeker()
+	defer sk.Close()
+	return sk.StateAt(path, seq)
+}
+
+// Seeker answers many StateAt questions with one iterator: a diff asks two
+// for every changed path, and an iterator costs more than a seek.
+type Seeker struct{ it *badger.Iterator }
+
+// NewSeeker returns a Seeker; Close it before the Reader's view ends.
+func (r *Reader) NewSeeker() *Seeker {
 	opts := badger.DefaultIteratorOptions
 	opts.Reverse = true
 	opts.PrefetchValues = false
-	opts.Prefix = pathKey(path, 0)[:len(path)+2]
-	it := r.txn.NewIterator(opts)
-	defer it.Close()
-	it.Seek(pathKey(path, seq))
-	if !it.Valid() {
+	opts.Prefix = []byte{prefixPath}
+	return &Seeker{it: r.txn.NewIterator(opts)}
+}
+
+// StateAt is like Reader.StateAt.
+func (s *Seeker) StateAt(path string, seq uint64) (State, error) {
+	key := pathKey(path, seq)
+	s.it.Seek(key)
+	if !s.it.Valid() || !bytes.HasPrefix(s.it.Item().Key(), key[:len(path)+2]) {
 		return State{}, nil
 	}
 	var st State
-	err := it.Item().Value(func(b []byte) (err error) {
+	err := s.it.Item().Value(func(b []byte) (err error) {
 		st, _, err = decodeState(b)
 		return err
 	})
 	return st, err
 }
+
+// Close releases the iterator.
+func (s *Seeker) Close() { s.it.Close() }
 
 // Changes calls fn for each journal entry with from < seq <= to, in order.
 func (r *Reader) Changes(from, to uint64, fn func(Change) error) error {

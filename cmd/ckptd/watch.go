@@ -46,7 +46,7 @@ are captured, the stores are closed, and ckptd exits 0.`,
 
 // memoryLimit is the daemon's soft heap limit: a long-running watcher
 // should give memory back after a burst (GOMEMLIMIT overrides it).
-const memoryLimit = 64 << 20
+const memoryLimit = 192 << 20
 
 func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
