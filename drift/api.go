@@ -53,15 +53,14 @@ type Daemon struct {
 
 // RunInfo summarizes a run for status.
 type RunInfo struct {
-	SessionID         string    `json:"session_id"`
-	RunID             string    `json:"run_id"`
-	BaselineID        string    `json:"prev_checkpoint_id"`
-	EndID             string    `json:"checkpoint_id,omitempty"`
-	Open              bool      `json:"open"`
-	WorkspaceDrifted  bool      `json:"workspace_drifted"`
-	StartedAt         time.Time `json:"started_at"`
-	EndedAt           time.Time `json:"ended_at,omitzero"`
-	ChangedFilesAtEnd int       `json:"files,omitempty"`
+	SessionID        string    `json:"session_id"`
+	RunID            string    `json:"run_id"`
+	BaselineID       string    `json:"prev_checkpoint_id"`
+	EndID            string    `json:"checkpoint_id,omitempty"`
+	Open             bool      `json:"open"`
+	WorkspaceDrifted bool      `json:"workspace_drifted"`
+	StartedAt        time.Time `json:"started_at"`
+	EndedAt          time.Time `json:"ended_at,omitzero"`
 }
 
 // Status is `ckpt status`.

@@ -3,8 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -216,5 +214,3 @@ func (w *Writer) PutRun(r Run) error { return w.setJSON(runKey(r.Session, r.Run)
 func (w *Writer) PutToolWindow(t ToolWindow) error {
 	return w.setJSON(toolKey(t.Session, t.Run, t.Call), t)
 }
-
-var _ = badger.ErrTxnTooBig

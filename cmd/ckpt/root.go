@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -186,5 +185,3 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-var errNoDaemon = errors.New("no daemon")
