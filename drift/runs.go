@@ -72,7 +72,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 	baseline := cur
 	var drift []snapshot.FileChange
 	if fp.Sum != cur.Fingerprint || fp.Count != cur.Files {
-		if drift, err = e.ws.Diff(cur.Seq, e.ws.Head(), nil, nil); err != nil {
+		if drift, err = e.ws.Drift(cur, nil); err != nil {
 			return res, err
 		}
 		if baseline, err = e.ws.Cut(snapshot.ReasonPreRunDriftRebase, "", attr); err != nil {

@@ -19,7 +19,7 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	fp := e.ws.Fingerprint()
-	fcs, err := e.ws.Diff(cur.Seq, e.ws.Head(), nil, nil)
+	fcs, err := e.ws.Drift(cur, nil)
 	if err != nil {
 		return Status{}, err
 	}

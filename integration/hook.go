@@ -11,13 +11,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/snapshot"
 )
 
 // Claude Code hook events (hook_event_name) that ckpt acts on. Any other
@@ -367,12 +367,10 @@ func Apply(st HookState, a Action) HookState {
 	return st
 }
 
-var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 // HookStateName is the file name (without extension) of a session's state:
 // the session id if it is a safe file name, else a hash of it.
 func HookStateName(session string) string {
-	if safeName.MatchString(session) {
+	if snapshot.ValidID(session) {
 		return session
 	}
 	sum := sha256.Sum256([]byte(session))

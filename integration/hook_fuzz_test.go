@@ -2,6 +2,7 @@ package integration
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,8 +62,11 @@ func FuzzParseHook(f *testing.F) {
 				st = Apply(st, a)
 			}
 		}
-		if name := HookStateName(in.SessionID); !safeName.MatchString(name) {
+		if name := HookStateName(in.SessionID); !safeNamePattern.MatchString(name) {
 			t.Fatalf("state name %q", name)
 		}
 	})
 }
+
+// safeNamePattern is what a state file name must look like.
+var safeNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)

@@ -406,7 +406,7 @@ func TestHookStateName(t *testing.T) {
 	}
 	for _, s := range []string{"../../etc/passwd", "a/b", ".hidden", "x y", strings.Repeat("a", 200), "é"} {
 		got := HookStateName(s)
-		if !safeName.MatchString(got) || !strings.HasPrefix(got, "session-") {
+		if !safeNamePattern.MatchString(got) || !strings.HasPrefix(got, "session-") {
 			t.Errorf("HookStateName(%q) = %q, not a safe hashed name", s, got)
 		}
 	}

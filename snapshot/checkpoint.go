@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/ckptdev/ckpt/store"
@@ -22,13 +21,26 @@ const (
 	ReasonPreRestoreGuard   = "pre_restore_guard"
 )
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
-
 // ErrBadID is a checkpoint id that is malformed or unknown.
 var ErrBadID = errors.New("bad checkpoint id")
 
-// ValidID reports whether id has the form of a checkpoint id.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+// ValidID reports whether id has the form of a checkpoint id (and of a
+// safe file name): 1 to 128 of [A-Za-z0-9._-], not starting with . _ or -.
+// It is hand-written, not a regexp: a bounded repetition compiles into a
+// large program at every process start, and every command starts one.
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Cut records a checkpoint at the journal's head. The caller syncs the
 // capture first (so the head includes every change made before the call);
@@ -131,17 +143,23 @@ func (ws *Workspace) WorkspaceState() (store.WorkspaceState, error) {
 func (ws *Workspace) SetCurrent(cp store.Checkpoint) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp) })
+	return ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) })
 }
 
-func (ws *Workspace) putCurrent(w *store.Writer, cp store.Checkpoint) error {
-	return w.PutWorkspace(store.WorkspaceState{
+// putCurrent makes cp current; settle, if set, says where the workspace
+// last equalled it (see Drift).
+func (ws *Workspace) putCurrent(w *store.Writer, cp store.Checkpoint, settle *settled) error {
+	s := store.WorkspaceState{
 		WorkspaceKey:        ws.key,
 		Root:                ws.root,
 		CurrentCheckpointID: cp.ID,
 		FingerprintPayload:  FormatFingerprint(cp.Fingerprint, cp.Files),
 		UpdatedAt:           time.Now().UTC(),
-	})
+	}
+	if settle != nil {
+		s.SettledSeq, s.Unsettled = settle.seq, settle.paths
+	}
+	return w.PutWorkspace(s)
 }
 
 // Current is the workspace's current checkpoint.
@@ -183,7 +201,7 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err != nil {
 		return cp, false, err
 	}
-	if err := ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp) }); err != nil {
+	if err := ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) }); err != nil {
 		return cp, false, err
 	}
 	return cp, true, ws.st.Sync()

@@ -54,55 +54,81 @@ func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) boo
 	}
 	var out []FileChange
 	err := ws.st.View(func(r *store.Reader) error {
-		byPath := map[string]*FileChange{}
-		var order []string
-		err := r.Changes(from, to, func(c store.Change) error {
-			if !f.match(c.Path) || (keep != nil && !keep(c)) {
-				return nil
-			}
-			fc := byPath[c.Path]
-			if fc == nil {
-				fc = &FileChange{Path: c.Path, First: c}
-				byPath[c.Path] = fc
-				order = append(order, c.Path)
-			}
-			if c.Attr.InRun() {
-				fc.ByRun = true
-			} else {
-				fc.ByPerson = true
-			}
-			return nil
-		})
-		if err != nil {
+		t := newTouched()
+		if err := t.collect(r, from, to, f, keep); err != nil {
 			return err
 		}
-		sk := r.NewSeeker()
-		defer sk.Close()
-		for _, p := range order {
-			fc := byPath[p]
-			if fc.From, err = sk.StateAt(p, from); err != nil {
-				return err
-			}
-			if fc.To, err = sk.StateAt(p, to); err != nil {
-				return err
-			}
-			if fc.From.SameContent(fc.To) {
-				continue
-			}
-			switch {
-			case !fc.From.Exists():
-				fc.Kind = store.Added
-			case !fc.To.Exists():
-				fc.Kind = store.Deleted
-			default:
-				fc.Kind = store.Modified
-			}
-			out = append(out, *fc)
+		var err error
+		out, err = t.resolve(r, from, to)
+		return err
+	})
+	return out, err
+}
+
+// touched gathers the paths a stretch of the journal touched, in the order
+// first seen, with who touched them.
+type touched struct {
+	byPath map[string]*FileChange
+	order  []string
+}
+
+func newTouched() *touched { return &touched{byPath: map[string]*FileChange{}} }
+
+// add notes one journal entry.
+func (t *touched) add(c store.Change) {
+	fc := t.byPath[c.Path]
+	if fc == nil {
+		fc = &FileChange{Path: c.Path, First: c}
+		t.byPath[c.Path] = fc
+		t.order = append(t.order, c.Path)
+	}
+	if c.Attr.InRun() {
+		fc.ByRun = true
+	} else {
+		fc.ByPerson = true
+	}
+}
+
+// collect notes the entries in (from, to] that f selects and keep counts.
+func (t *touched) collect(r *store.Reader, from, to uint64, f Filter, keep func(store.Change) bool) error {
+	return r.Changes(from, to, func(c store.Change) error {
+		if f.match(c.Path) && (keep == nil || keep(c)) {
+			t.add(c)
 		}
 		return nil
 	})
+}
+
+// resolve compares every touched path's state at from and at to, and
+// returns those that differ, sorted by path.
+func (t *touched) resolve(r *store.Reader, from, to uint64) ([]FileChange, error) {
+	var out []FileChange
+	sk := r.NewSeeker()
+	defer sk.Close()
+	for _, p := range t.order {
+		fc := t.byPath[p]
+		var err error
+		if fc.From, err = sk.StateAt(p, from); err != nil {
+			return nil, err
+		}
+		if fc.To, err = sk.StateAt(p, to); err != nil {
+			return nil, err
+		}
+		if fc.From.SameContent(fc.To) {
+			continue
+		}
+		switch {
+		case !fc.From.Exists():
+			fc.Kind = store.Added
+		case !fc.To.Exists():
+			fc.Kind = store.Deleted
+		default:
+			fc.Kind = store.Modified
+		}
+		out = append(out, *fc)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, err
+	return out, nil
 }
 
 // Blob reads a stored content.

@@ -28,6 +28,13 @@
 // below the checkpoint's seq. A diff between two positions reads only the
 // journal entries between them.
 //
+// Drift (status, run start, restore planning) is a diff from the current
+// checkpoint to the head, but a restore back to an old checkpoint records
+// where it left the workspace equal to it (the settled seq, and the paths
+// it kept as they were): drift then reads only the journal after that, so
+// status after restoring an old checkpoint costs the changes since the
+// restore, not the history in between.
+//
 // # Restore
 //
 //	plan:   for each path with journal entries after the target (in scope):

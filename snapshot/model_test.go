@@ -850,12 +850,26 @@ func (m *modelRun) checkDiffs() {
 	}
 	a := m.pickCheckpoint()
 	m.checkDiff(a.Seq, m.ws.Head(), m.want[a.ID], m.live, a.ID+"..head")
-	m.stats["diff checks"] += 4
+	// Drift from the current checkpoint reads only the journal since the
+	// last restore settled: it must still see every difference.
+	cur, err := m.ws.Current()
+	if err != nil {
+		m.fatalf("current: %v", err)
+	}
+	fcs, err := m.ws.Drift(cur, nil)
+	m.checkChanges(fcs, err, cur.Seq, m.ws.Head(), m.want[cur.ID], m.live, "drift from "+cur.ID)
+	m.stats["diff checks"] += 5
 }
 
 func (m *modelRun) checkDiff(from, to uint64, a, b mtree, what string) {
 	m.t.Helper()
 	fcs, err := m.ws.Diff(from, to, nil, nil)
+	m.checkChanges(fcs, err, from, to, a, b, what)
+}
+
+// checkChanges compares a diff's answer with the model's.
+func (m *modelRun) checkChanges(fcs []FileChange, err error, from, to uint64, a, b mtree, what string) {
+	m.t.Helper()
 	if err != nil {
 		m.fatalf("diff %s: %v", what, err)
 	}

@@ -66,7 +66,8 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	if err := ws.checkNotPruned(target); err != nil {
 		return res, err
 	}
-	changes, err := ws.Diff(target.Seq, ws.st.Head(), opts.Paths, nil)
+	planned := ws.st.Head()
+	changes, err := ws.Drift(target, opts.Paths)
 	if err != nil {
 		return res, err
 	}
@@ -116,7 +117,17 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 		return res, err
 	}
 	head := ws.st.Head()
-	failed, err := ws.finish(in, opts.Paths)
+	var settle *settled
+	if opts.Paths == nil && opts.CurrentID == "" {
+		// Every changed path was planned: from the planned head on, the
+		// workspace differs from the target only where the restore kept a
+		// path (or failed to write one) and where the journal after says.
+		settle = &settled{seq: planned}
+		for _, k := range res.Kept {
+			settle.paths = append(settle.paths, k.Path)
+		}
+	}
+	failed, err := ws.finish(in, opts.Paths, settle)
 	for i := range res.Restored {
 		res.Restored[i].Err = failed[res.Restored[i].Path]
 	}
@@ -199,14 +210,22 @@ func (ws *Workspace) finishIntent() error {
 		removeStaleTemps(root, in.Actions)
 		root.Close()
 	}
-	_, err = ws.finish(in, nil)
+	_, err = ws.finish(in, nil, nil)
 	return err
+}
+
+// settled is where a restore left the workspace equal to its target but
+// for some paths (store.WorkspaceState.SettledSeq).
+type settled struct {
+	seq   uint64
+	paths []string
 }
 
 // finish applies an intent, records what it wrote, moves the current
 // checkpoint and deletes the intent. Applying is idempotent, so a crash
-// anywhere in it is mended by running it again.
-func (ws *Workspace) finish(in store.Intent, paths Filter) (map[string]error, error) {
+// anywhere in it is mended by running it again. settle, if set, is recorded
+// with the new current checkpoint, with the paths that failed added.
+func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map[string]error, error) {
 	failed, err := ws.apply(in.Actions)
 	if err != nil {
 		return failed, err
@@ -229,7 +248,7 @@ func (ws *Workspace) finish(in store.Intent, paths Filter) (map[string]error, er
 				return err
 			}
 		}
-		if err := ws.putCurrent(w, target); err != nil {
+		if err := ws.putCurrent(w, target, settle.with(failed)); err != nil {
 			return err
 		}
 		lr := store.LastRestore{TargetID: in.TargetID, GuardID: in.GuardID, PrevID: in.PrevID, Paths: paths, At: now.UTC()}
@@ -280,4 +299,17 @@ func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now t
 	_, err = w.Record(store.Change{Path: a.Path, Kind: kind, State: next, Attr: store.Attr{Restore: true}, Time: now.UnixNano()},
 		roll(w.Fingerprint(), a.Path, prev, next))
 	return err
+}
+
+// with adds the failed paths; nil when there is nothing to record or too
+// much.
+func (s *settled) with(failed map[string]error) *settled {
+	if s == nil || len(s.paths)+len(failed) > maxUnsettled {
+		return nil
+	}
+	out := &settled{seq: s.seq, paths: s.paths}
+	for p := range failed {
+		out.paths = append(out.paths, p)
+	}
+	return out
 }

@@ -31,6 +31,14 @@ type WorkspaceState struct {
 	CurrentCheckpointID string    `json:"current_checkpoint_id"`
 	FingerprintPayload  string    `json:"fingerprint_payload"`
 	UpdatedAt           time.Time `json:"updated_at"`
+	// SettledSeq, if set, is a journal seq at which the workspace was known
+	// to equal the current checkpoint except for the paths in Unsettled (a
+	// restore back to a checkpoint sets it: the journal before it holds the
+	// whole way there and back). Drift is then read from the journal after
+	// it, so it costs the changes since, not the history since the
+	// checkpoint was cut.
+	SettledSeq uint64   `json:"settled_seq,omitempty"`
+	Unsettled  []string `json:"unsettled,omitempty"`
 }
 
 // Run is a run's persisted baseline.

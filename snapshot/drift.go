@@ -1,0 +1,75 @@
+package snapshot
+
+import (
+	"github.com/ckptdev/ckpt/store"
+)
+
+// maxUnsettled bounds the paths a restore may leave differing from its
+// target and still record them; past it, drift is read from the target's
+// own seq (slower, same answer).
+const maxUnsettled = 4096
+
+// Drift lists how the workspace differs now (at Head) from checkpoint cp,
+// as Diff(cp.Seq, Head()) does. When cp is the current checkpoint and a
+// restore recorded where the workspace last equalled it, only the journal
+// after that point (and the paths the restore left as they were) is read:
+// status after restoring an old checkpoint costs the changes since the
+// restore, not the history between the checkpoint and now.
+func (ws *Workspace) Drift(cp store.Checkpoint, f Filter) ([]FileChange, error) {
+	var out []FileChange
+	head := ws.st.Head()
+	err := ws.st.View(func(r *store.Reader) error {
+		s, err := r.Workspace()
+		if err != nil {
+			return err
+		}
+		t := newTouched()
+		from := cp.Seq
+		if s.CurrentCheckpointID == cp.ID && s.SettledSeq > cp.Seq && s.SettledSeq <= head {
+			from = s.SettledSeq
+			if err := t.unsettled(r, s.Unsettled, from, f); err != nil {
+				return err
+			}
+		}
+		if err := t.collect(r, from, head, f, nil); err != nil {
+			return err
+		}
+		out, err = t.resolve(r, cp.Seq, head)
+		return err
+	})
+	return out, err
+}
+
+// unsettled notes paths that may differ from the checkpoint although the
+// journal after settled does not touch them. Each is attributed by the last
+// entry that changed its content before settled when there is one (a
+// deletion has none: it counts as the person's, which is why a restore
+// leaves a path alone).
+func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f Filter) error {
+	sk := r.NewSeeker()
+	defer sk.Close()
+	for _, p := range paths {
+		if !f.match(p) {
+			continue
+		}
+		st, err := sk.StateAt(p, settled)
+		if err != nil {
+			return err
+		}
+		if st.Seq > 0 {
+			err = r.Changes(st.Seq-1, st.Seq, func(c store.Change) error {
+				if c.Path == p {
+					t.add(c)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if t.byPath[p] == nil {
+			t.add(store.Change{Seq: settled, Path: p})
+		}
+	}
+	return nil
+}
