@@ -66,7 +66,6 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	if err := ws.checkNotPruned(target); err != nil {
 		return res, err
 	}
-	planned := ws.st.Head()
 	changes, err := ws.Drift(target, opts.Paths)
 	if err != nil {
 		return res, err
@@ -119,10 +118,11 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	head := ws.st.Head()
 	var settle *settled
 	if opts.Paths == nil && opts.CurrentID == "" {
-		// Every changed path was planned: from the planned head on, the
-		// workspace differs from the target only where the restore kept a
-		// path (or failed to write one) and where the journal after says.
-		settle = &settled{seq: planned}
+		// Every changed path was planned, and nothing else journals while
+		// ws.mu is held: once the restore has journaled its writes, the
+		// workspace differs from the target only where it kept a path or
+		// could not write one.
+		settle = &settled{}
 		for _, k := range res.Kept {
 			settle.paths = append(settle.paths, k.Path)
 		}
@@ -224,7 +224,8 @@ type settled struct {
 // finish applies an intent, records what it wrote, moves the current
 // checkpoint and deletes the intent. Applying is idempotent, so a crash
 // anywhere in it is mended by running it again. settle, if set, is recorded
-// with the new current checkpoint, with the paths that failed added.
+// with the new current checkpoint at the head after the restore's own
+// entries, with the paths it could not write or record added.
 func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map[string]error, error) {
 	failed, err := ws.apply(in.Actions)
 	if err != nil {
@@ -240,15 +241,20 @@ func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map
 	}
 	err = ws.st.Write(func(w *store.Writer) error {
 		now := time.Now()
+		var unrecorded []string
 		for _, a := range in.Actions {
 			if failed[a.Path] != nil {
 				continue
 			}
-			if err := ws.recordRestored(w, a, now); err != nil {
+			recorded, err := ws.recordRestored(w, a, now)
+			if err != nil {
 				return err
 			}
+			if !recorded {
+				unrecorded = append(unrecorded, a.Path)
+			}
 		}
-		if err := ws.putCurrent(w, target, settle.with(failed)); err != nil {
+		if err := ws.putCurrent(w, target, settle.at(w.Head(), failed, unrecorded)); err != nil {
 			return err
 		}
 		lr := store.LastRestore{TargetID: in.TargetID, GuardID: in.GuardID, PrevID: in.PrevID, Paths: paths, At: now.UTC()}
@@ -265,29 +271,30 @@ func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map
 
 // recordRestored journals a path the restore wrote, with the stat tuple
 // the disk now has, so that the watcher's events for it change nothing.
-func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now time.Time) error {
+// It reports false if the path was gone again before it could be recorded.
+func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now time.Time) (recorded bool, err error) {
 	prev, had, err := w.Entry(a.Path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	next := store.State{}
 	if a.State.Exists() {
 		info, err := os.Lstat(ws.root + "/" + a.Path)
 		if err != nil {
-			return nil // gone again already: the next capture records that
+			return false, nil // gone again already: the next capture records that
 		}
 		next = statState(info)
 		next.Hash, next.Stored, next.Recorded = a.State.Hash, true, now.UnixNano()
 	}
 	if had && prev.SameContent(next) {
 		if !next.Exists() {
-			return nil
+			return true, nil
 		}
 		next.Seq = prev.Seq
-		return w.Touch(a.Path, next)
+		return true, w.Touch(a.Path, next)
 	}
 	if !had && !next.Exists() {
-		return nil
+		return true, nil
 	}
 	kind := store.Modified
 	switch {
@@ -298,16 +305,16 @@ func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now t
 	}
 	_, err = w.Record(store.Change{Path: a.Path, Kind: kind, State: next, Attr: store.Attr{Restore: true}, Time: now.UnixNano()},
 		roll(w.Fingerprint(), a.Path, prev, next))
-	return err
+	return err == nil, err
 }
 
-// with adds the failed paths; nil when there is nothing to record or too
-// much.
-func (s *settled) with(failed map[string]error) *settled {
-	if s == nil || len(s.paths)+len(failed) > maxUnsettled {
+// at is s settled at seq, with the paths that failed or went unrecorded
+// added; nil when there is nothing to record or too much.
+func (s *settled) at(seq uint64, failed map[string]error, unrecorded []string) *settled {
+	if s == nil || len(s.paths)+len(failed)+len(unrecorded) > maxUnsettled {
 		return nil
 	}
-	out := &settled{seq: s.seq, paths: s.paths}
+	out := &settled{seq: seq, paths: append(s.paths, unrecorded...)}
 	for p := range failed {
 		out.paths = append(out.paths, p)
 	}

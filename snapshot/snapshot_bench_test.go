@@ -405,3 +405,33 @@ func BenchmarkRestorePlan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDriftAfterRestores is status's diff when the current checkpoint
+// was restored to after a long history: rounds of 1000 changed paths, each
+// restored back, then 10 paths changed. It reads the journal since the last
+// restore settled (10 entries), not the rounds in between.
+func BenchmarkDriftAfterRestores(b *testing.B) {
+	ws, paths := benchWorkspace(b, 10_000)
+	base, err := ws.Cut(ReasonManual, "", store.Attr{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for round := range 5 {
+		benchModify(b, ws, spread(paths, 1000), fmt.Sprint("round ", round))
+		if _, err := ws.Restore(ctx, base, RestoreOptions{Exact: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchModify(b, ws, spread(paths, 10), "drift")
+	b.ReportAllocs()
+	for b.Loop() {
+		fcs, err := ws.Drift(base, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(fcs) != 10 {
+			b.Fatalf("drift lists %d paths, want 10", len(fcs))
+		}
+	}
+}

@@ -38,6 +38,10 @@ func Open(dir string, wait time.Duration) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := removeEmptyLogs(filepath.Join(dir, "db")); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
 	db, err := badger.Open(badgerOptions(filepath.Join(dir, "db")))
 	if err != nil {
 		lock.Close()
