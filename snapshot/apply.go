@@ -9,10 +9,8 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/ckptdev/ckpt/store"
 )
@@ -21,21 +19,21 @@ import (
 // (restore temp files); the watcher never captures them.
 const InternalPrefix = ".ckpt~"
 
-// crashAfter, when positive, makes apply exit the process after that many
-// writes: the crash tests use it to stop a restore midway. It is read from
-// CKPT_TEST_CRASH_AFTER.
-var crashAfter, _ = strconv.Atoi(os.Getenv("CKPT_TEST_CRASH_AFTER"))
-
-// writeBatch is how many files are staged before one syncfs makes them
-// all durable: one flush for many files instead of an fsync each.
-const writeBatch = 256
+// writeBatch bounds how many temp files are staged at once, which is what
+// a crash can leave for the next Open to remove. A batch this large is made
+// durable with one syncfs (durable.go), so it keeps no file open. The tests
+// shrink it (TestMain) to restore in several batches.
+var writeBatch = 2048
 
 // apply writes the actions through an os.Root on the workspace, so no write
 // can leave it whatever the stored paths or the symlinks on disk say.
 // Removals go first, deepest first; then writes, parents before children,
 // in batches: stage each file as a temp file beside its target, make the
-// batch durable with one syncfs, then rename each into place. No file is
-// ever seen half-written. A failed path does not stop the others; it is
+// batch's data durable (durable.go), then rename each into place, so no
+// file is ever seen half-written, not even after a power loss. Last, the
+// directories whose entries changed are synced: when apply returns, every
+// change it made is durable, which the caller relies on before it records
+// the restore as done. A failed path does not stop the others; it is
 // returned in failed.
 func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, error) {
 	root, err := os.OpenRoot(ws.root)
@@ -62,16 +60,17 @@ func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, erro
 			i++
 			continue
 		}
-		n := min(writeBatch, len(order)-i)
+		n := 1
+		for n < writeBatch && i+n < len(order) && order[i+n].State.Exists() {
+			n++
+		}
 		a.writeBatch(order[i : i+n])
 		i += n
 	}
-	for dir := range a.dirs {
-		if d, err := root.Open(dir); err == nil {
-			d.Sync()
-			d.Close()
-		}
+	if err := syncDirs(root, a.dirs, a.staged); err != nil {
+		return a.failed, fmt.Errorf("restore: make the changes durable: %w", err)
 	}
+	crashPoint(crashApplied)
 	return a.failed, nil
 }
 
@@ -80,6 +79,7 @@ type applier struct {
 	ws     *Workspace
 	root   *os.Root
 	done   int
+	staged int // files staged so far: decides how directories are synced
 	failed map[string]error
 	dirs   map[string]bool // directories whose entries changed
 }
@@ -92,9 +92,7 @@ func (a *applier) fail(p string, err error) {
 func (a *applier) step(p string) {
 	a.dirs[path.Dir(p)] = true
 	a.done++
-	if crashAfter > 0 && a.done == crashAfter {
-		os.Exit(3)
-	}
+	crashStep(a.done)
 }
 
 func (a *applier) remove(act store.IntentAction) {
@@ -102,46 +100,48 @@ func (a *applier) remove(act store.IntentAction) {
 		a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
 		return
 	}
-	if err := remove(a.root, act.Path); err != nil {
+	emptied, err := remove(a.root, act.Path)
+	if err != nil {
 		a.fail(act.Path, err)
 		return
+	}
+	for _, dir := range emptied {
+		a.dirs[path.Dir(dir)] = true
 	}
 	a.step(act.Path)
 }
 
-// fsyncEach: a batch smaller than this fsyncs its files one by one; a
-// syncfs would also flush whatever else the file system has pending.
-const fsyncEach = 16
-
+// writeBatch stages every file of the batch, makes their data durable in
+// one go, then renames each into place.
 func (a *applier) writeBatch(batch []store.IntentAction) {
-	each := len(batch) < fsyncEach
-	temps := make([]string, len(batch))
+	keepOpen := len(batch) < syncfsFrom // for concurrent fsyncs
+	staged := make([]stagedFile, len(batch))
 	for i, act := range batch {
 		if !validRel(act.Path) {
 			a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
 			continue
 		}
-		tmp, err := a.ws.stage(a.root, act, each)
+		s, err := a.stage(act, keepOpen)
 		if err != nil {
 			a.fail(act.Path, err)
 			continue
 		}
-		temps[i] = tmp
+		staged[i] = s
 	}
-	if err := a.syncStaged(each); err != nil {
-		for i, tmp := range temps {
-			if tmp != "" {
-				a.root.Remove(tmp)
-				a.fail(batch[i].Path, err)
-			}
-		}
-		return
-	}
+	a.staged += len(batch)
+	errs := syncStaged(a.root, staged)
+	crashPoint(crashStaged)
 	for i, act := range batch {
-		if temps[i] == "" {
+		s := staged[i]
+		if s.tmp == "" {
 			continue
 		}
-		if err := place(a.root, temps[i], act.Path); err != nil {
+		if errs[i] != nil {
+			a.root.Remove(s.tmp)
+			a.fail(act.Path, errs[i])
+			continue
+		}
+		if err := place(a.root, s.tmp, act.Path); err != nil {
 			a.fail(act.Path, err)
 			continue
 		}
@@ -150,27 +150,51 @@ func (a *applier) writeBatch(batch []store.IntentAction) {
 }
 
 // stage writes one file or symlink's target content to a temp file in the
-// target's directory and returns its name.
-func (ws *Workspace) stage(root *os.Root, a store.IntentAction, fsync bool) (string, error) {
-	data, err := ws.Blob(a.State.Hash)
+// target's directory, unsynced: syncStaged syncs the batch. With keepOpen
+// the file is left open for syncStaged to fsync and close.
+func (a *applier) stage(act store.IntentAction, keepOpen bool) (stagedFile, error) {
+	data, err := a.ws.Blob(act.State.Hash)
 	if err != nil {
-		return "", err
+		return stagedFile{}, err
 	}
-	dir := path.Dir(a.Path)
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
+	dir := path.Dir(act.Path)
+	if err := a.mkdirs(dir); err != nil {
+		return stagedFile{}, err
 	}
 	tmp := path.Join(dir, InternalPrefix+"tmp-"+randHex())
-	if a.State.Kind == store.Symlink {
-		return tmp, root.Symlink(string(data), tmp)
+	if act.State.Kind == store.Symlink {
+		return stagedFile{tmp: tmp}, a.root.Symlink(string(data), tmp)
 	}
-	if err := writeFile(root, tmp, data, a.State.Mode, fsync); err != nil {
-		root.Remove(tmp)
-		return "", err
+	f, err := writeTemp(a.root, tmp, data, act.State.Mode)
+	if err != nil {
+		return stagedFile{}, err
 	}
-	return tmp, nil
+	if !keepOpen {
+		if err := f.Close(); err != nil {
+			a.root.Remove(tmp)
+			return stagedFile{}, err
+		}
+		f = nil
+	}
+	return stagedFile{tmp: tmp, f: f, file: true}, nil
+}
+
+// mkdirs creates dir and its missing parents. Each directory it creates is
+// a new entry in its parent, which must be synced too.
+func (a *applier) mkdirs(dir string) error {
+	if dir == "." {
+		return nil
+	}
+	if info, err := a.root.Lstat(dir); err == nil && info.IsDir() {
+		return nil
+	}
+	if err := a.root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for d := dir; d != "."; d = path.Dir(d) {
+		a.dirs[path.Dir(d)] = true
+	}
+	return nil
 }
 
 // place renames a staged temp file over its target.
@@ -191,41 +215,22 @@ func place(root *os.Root, tmp, target string) error {
 	return nil
 }
 
-// syncStaged makes a staged batch durable: its files were fsynced one by
-// one (each), or one syncfs does it for all of them.
-func (a *applier) syncStaged(each bool) error {
-	if each {
-		return nil
-	}
-	return syncFS(a.root)
-}
-
-// syncFS makes everything written to the workspace's file system durable.
-func syncFS(root *os.Root) error {
-	d, err := root.Open(".")
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return unix.Syncfs(int(d.Fd()))
-}
-
-func writeFile(root *os.Root, name string, data []byte, mode fs.FileMode, fsync bool) error {
+// writeTemp creates name, writes data with mode and returns it open.
+func writeTemp(root *os.Root, name string, data []byte, mode fs.FileMode) (*os.File, error) {
 	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Chmod(mode) // the umask may have narrowed it
 	}
-	if err == nil && fsync {
-		err = f.Sync()
+	if err != nil {
+		f.Close()
+		root.Remove(name)
+		return nil, err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return f, nil
 }
 
 // removeEmptyTree removes dir if it holds only directories, deepest first.
@@ -276,17 +281,23 @@ func removeStaleTemps(root *os.Root, actions []store.IntentAction) {
 	}
 }
 
-// remove deletes a file and then every parent directory it left empty.
-func remove(root *os.Root, name string) error {
-	if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+// remove deletes a file and then every parent directory it left empty,
+// and returns those directories. A path that is not there is removed
+// already, also when a file stands where its parent was (a restore run
+// again after a crash finds the file it wrote there).
+func remove(root *os.Root, name string) ([]string, error) {
+	err := root.Remove(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		return nil, err
 	}
+	var emptied []string
 	for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
 		if root.Remove(dir) != nil {
 			break
 		}
+		emptied = append(emptied, dir)
 	}
-	return nil
+	return emptied, nil
 }
 
 func randHex() string {

@@ -53,25 +53,9 @@ func (ws *Workspace) Cut(reason, message string, attr store.Attr) (store.Checkpo
 
 func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpoint, error) {
 	var cp store.Checkpoint
-	err := ws.st.Write(func(w *store.Writer) error {
-		ord, err := w.NextOrd()
-		if err != nil {
-			return err
-		}
-		fp := w.Fingerprint()
-		cp = store.Checkpoint{
-			ID:          newID(ord),
-			Seq:         w.Head(),
-			Reason:      reason,
-			CreatedAt:   time.Now().UTC(),
-			Session:     attr.Session,
-			Run:         attr.Run,
-			Call:        attr.Call,
-			Message:     message,
-			Fingerprint: fp.Sum,
-			Files:       fp.Count,
-		}
-		return w.PutCheckpoint(&cp)
+	err := ws.st.Write(func(w *store.Writer) (err error) {
+		cp, err = putCheckpoint(w, reason, message, attr)
+		return err
 	})
 	if err != nil {
 		return cp, err
@@ -81,6 +65,29 @@ func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpo
 	}
 	ws.emit(Event{Type: "checkpoint", Checkpoint: &cp})
 	return cp, nil
+}
+
+// putCheckpoint writes a checkpoint at w's journal head; the caller syncs
+// (a restore commits its guard with its intent and syncs them together).
+func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr) (store.Checkpoint, error) {
+	ord, err := w.NextOrd()
+	if err != nil {
+		return store.Checkpoint{}, err
+	}
+	fp := w.Fingerprint()
+	cp := store.Checkpoint{
+		ID:          newID(ord),
+		Seq:         w.Head(),
+		Reason:      reason,
+		CreatedAt:   time.Now().UTC(),
+		Session:     attr.Session,
+		Run:         attr.Run,
+		Call:        attr.Call,
+		Message:     message,
+		Fingerprint: fp.Sum,
+		Files:       fp.Count,
+	}
+	return cp, w.PutCheckpoint(&cp)
 }
 
 // newID makes a checkpoint id: its creation order, for people, and random

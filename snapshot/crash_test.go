@@ -22,8 +22,9 @@ import (
 // The crash tests run the work that is to be interrupted in a child
 // process: the test binary itself, re-executed with -test.run=TestCrashHelper
 // and CKPT_CRASH_HELPER naming what to do. A restore is stopped by the
-// production hook (CKPT_TEST_CRASH_AFTER: apply exits with status 3 after
-// that many writes); a capture is stopped by kill -9.
+// production hooks (crashpoint.go: CKPT_TEST_CRASH_AFTER exits with status
+// 3 after that many writes, CKPT_TEST_CRASH_AT at a named step; see
+// crash_steps_test.go); a capture is stopped by kill -9.
 const (
 	envHelper = "CKPT_CRASH_HELPER" // restore | open | churn
 	envRoot   = "CKPT_CRASH_ROOT"
@@ -95,7 +96,7 @@ func runCrashHelper(t *testing.T, env ...string) (int, string) {
 func crashChildEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "CKPT_TEST_CRASH_AFTER=") || strings.HasPrefix(kv, "CKPT_CRASH_") {
+		if strings.HasPrefix(kv, "CKPT_TEST_CRASH_") || strings.HasPrefix(kv, "CKPT_CRASH_") {
 			continue
 		}
 		env = append(env, kv)

@@ -42,14 +42,35 @@
 //	          keep it (with why) if only the person changed it (default
 //	          scope), or if either side's content is not stored
 //	check:  refuse if any write would go through a symlink on disk
-//	guard:  cut pre_restore_guard (synced)
-//	intent: persist the plan (synced)
-//	apply:  removals deepest first, then writes parents first; each write
-//	        is temp file + fsync + rename through os.Root; directories are
-//	        created as needed and those a removal emptied are removed
-//	record: journal what was written, attributed to the restore
-//	finish: the target becomes current; the intent is deleted (synced)
+//	guard+intent: cut pre_restore_guard and persist the plan (each path's
+//	        state now and its target) in one commit; one sync
+//	apply:  removals deepest first, then writes parents first, in batches:
+//	        stage each file as a temp file through os.Root, make the
+//	        batch's data durable (concurrent fsyncs; one syncfs for a
+//	        large batch), rename each into place; directories are created
+//	        as needed and those a removal emptied are removed; last, sync
+//	        every directory whose entries changed (one syncfs when many)
+//	record: in one commit, not synced: journal what was written
+//	        (attributed to the restore), make the target current, delete
+//	        the intent
 //
-// An intent found at Open is applied again (apply is idempotent), so a
-// crash anywhere in a restore is finished by the next command.
+// Why a crash (or power cut) at any point loses nothing:
+//
+//   - Before the guard+intent sync returns, nothing on disk has changed;
+//     the guard and the intent are one commit, so they are durable
+//     together or not at all. The guard exists before the first change.
+//   - From then until the record commit is durable, the intent is. The
+//     next Open finds it and applies it again (apply is idempotent), then
+//     records it. A staged file is durable before its rename, so a path
+//     holds its old content or its new one, never a torn one; temp files
+//     left behind are removed first.
+//   - apply syncs the directories before the record commit is written, so
+//     a durable record never describes renames that a power cut undid.
+//   - The record commit is not synced: if a power cut loses it, the intent
+//     is still there, and the next Open redoes the restore. A path that
+//     by then holds neither its planned state nor its target was written
+//     after the restore (by the person, or by a program while ckpt was
+//     down); that content is in no checkpoint, so Open leaves it, and the
+//     next scan records it as a change. Any later sync (a checkpoint, Close)
+//     makes the record durable.
 package snapshot

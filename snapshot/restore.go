@@ -55,10 +55,11 @@ type RestoreResult struct {
 }
 
 // Restore brings the paths in scope back to their state at target. The
-// caller syncs the capture first. The restore is planned, a
-// pre_restore_guard checkpoint is cut, the plan is persisted as an intent,
-// then applied through os.Root, recorded in the journal as the restore's
-// own changes, and the target becomes the current checkpoint.
+// caller syncs the capture first. The restore is planned; a
+// pre_restore_guard checkpoint and the plan, as an intent, are made durable
+// together; the plan is applied through os.Root, recorded in the journal as
+// the restore's own changes, and the target becomes the current checkpoint
+// (see the package doc for why each step waits for what it waits for).
 func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts RestoreOptions) (RestoreResult, error) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -85,7 +86,7 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 			res.Kept = append(res.Kept, KeptItem{Path: fc.Path, Kind: fc.Kind, Why: why})
 			continue
 		}
-		actions = append(actions, store.IntentAction{Path: fc.Path, State: fc.From})
+		actions = append(actions, store.IntentAction{Path: fc.Path, State: fc.From, Before: &fc.To})
 		res.Restored = append(res.Restored, RestoreItem{
 			Path:     fc.Path,
 			Kind:     inverse(fc.Kind),
@@ -98,23 +99,12 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	if opts.DryRun {
 		return res, nil
 	}
-	current, err := ws.currentID()
+	in, guard, err := ws.persistIntent(target, opts, actions)
 	if err != nil {
 		return res, err
 	}
-	if res.Guard, err = ws.cut(ReasonPreRestoreGuard, "before restoring "+target.ID, store.Attr{}); err != nil {
-		return res, err
-	}
-	in := store.Intent{TargetID: target.ID, GuardID: res.Guard.ID, PrevID: current, Actions: actions, CreatedAt: time.Now().UTC()}
-	if opts.CurrentID != "" {
-		in.TargetID = opts.CurrentID
-	}
-	if err := ws.st.Write(func(w *store.Writer) error { return w.PutIntent(in) }); err != nil {
-		return res, err
-	}
-	if err := ws.st.Sync(); err != nil {
-		return res, err
-	}
+	res.Guard = guard
+	ws.emit(Event{Type: "checkpoint", Checkpoint: &res.Guard})
 	head := ws.st.Head()
 	var settle *settled
 	if opts.Paths == nil && opts.CurrentID == "" {
@@ -144,19 +134,6 @@ func inverse(k store.ChangeKind) store.ChangeKind {
 		return store.Added
 	}
 	return k
-}
-
-func (ws *Workspace) currentID() (string, error) {
-	var id string
-	err := ws.st.View(func(r *store.Reader) error {
-		s, err := r.Workspace()
-		id = s.CurrentCheckpointID
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		return err
-	})
-	return id, err
 }
 
 // preflight refuses a plan that would write through a symlink that the plan
@@ -193,7 +170,9 @@ func (ws *Workspace) preflight(actions []store.IntentAction) error {
 	return nil
 }
 
-// finishIntent completes a restore that a crash interrupted.
+// finishIntent completes a restore that a crash (or a power cut that lost
+// the restore's last, unsynced commit) interrupted. Paths written since
+// the restore are left as they are (unfinished).
 func (ws *Workspace) finishIntent() error {
 	var in store.Intent
 	err := ws.st.View(func(r *store.Reader) (err error) {
@@ -206,11 +185,14 @@ func (ws *Workspace) finishIntent() error {
 	if err != nil {
 		return err
 	}
-	if root, err := os.OpenRoot(ws.root); err == nil {
-		removeStaleTemps(root, in.Actions)
-		root.Close()
+	root, err := os.OpenRoot(ws.root)
+	if err != nil {
+		return err
 	}
-	_, err = ws.finish(in, nil, nil)
+	removeStaleTemps(root, in.Actions)
+	in.Actions, _ = ws.unfinished(root, in.Actions)
+	root.Close()
+	_, err = ws.finish(in, in.Paths, nil)
 	return err
 }
 
@@ -263,10 +245,11 @@ func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map
 		}
 		return w.DeleteIntent()
 	})
-	if err != nil {
-		return failed, err
-	}
-	return failed, ws.st.Sync()
+	// Not synced: losing this commit loses nothing. apply made every change
+	// durable, and the intent, durable since before the first change,
+	// brings the commit back at the next Open (finishIntent). Whatever is
+	// synced next (any checkpoint) makes it durable with it.
+	return failed, err
 }
 
 // recordRestored journals a path the restore wrote, with the stat tuple

@@ -83,12 +83,15 @@ type ActiveRun struct {
 	Calls   []string `json:"calls,omitempty"`
 }
 
-// Intent is a restore being applied: persisted before the first write, so
-// that a crash midway is finished at the next open.
+// Intent is a restore being applied: persisted (in the same commit as its
+// guard checkpoint) before the first write, so that a crash midway, or the
+// loss of the unsynced commit that ends the restore, is finished at the
+// next open.
 type Intent struct {
 	TargetID  string         `json:"target_id"`
 	GuardID   string         `json:"guard_id"`
 	PrevID    string         `json:"prev_current_id"`
+	Paths     []string       `json:"paths,omitempty"` // the restore's scope, for undo
 	Actions   []IntentAction `json:"actions"`
 	CreatedAt time.Time      `json:"created_at"`
 }
@@ -97,6 +100,12 @@ type Intent struct {
 type IntentAction struct {
 	Path  string `json:"path"`
 	State State  `json:"state"`
+	// Before is what the path held when the restore was planned (nil in
+	// intents written before it was recorded). A restore finished at open
+	// writes a path only if it still holds Before or already holds State:
+	// anything else was written after the restore, and is not ckpt's to
+	// overwrite.
+	Before *State `json:"before,omitempty"`
 }
 
 // LastRestore remembers the last restore, for undo.
