@@ -197,7 +197,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		go func() {
 			defer wg.Done()
 			for c := range jobs {
-				results <- ws.read(root, c.path, c.info)
+				results <- ws.read(root, c)
 			}
 		}()
 	}
@@ -224,10 +224,30 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	for _, c := range cands {
 		prev[c.path] = c
 	}
+	// A scan soon after an edit re-hashes the edited files (racy stat) and
+	// mostly finds them as recorded: then nothing is written at all, and a
+	// store opened for reading only is never reopened for writing.
+	var first *observed
+	if len(gone) == 0 {
+		for o := range results {
+			if !settlesNothing(prev[o.path], o) {
+				first = &o
+				break
+			}
+		}
+		if first == nil {
+			return ctx.Err()
+		}
+	}
 	now := time.Now().UnixNano()
 	head := ws.st.Head()
 	defer func() { ws.emitChanges(head, ws.st.Head()) }()
 	return ws.st.Write(func(w *store.Writer) error {
+		if first != nil {
+			if err := ws.record(w, prev[first.path], *first, attr); err != nil {
+				return err
+			}
+		}
 		for path, st := range gone {
 			if _, err := w.Record(store.Change{Path: path, Kind: store.Deleted, Attr: attr, Time: now},
 				roll(w.Fingerprint(), path, st, store.State{})); err != nil {
@@ -251,7 +271,19 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	})
 }
 
+// settlesNothing reports whether recording o would change nothing that
+// matters: the content is the entry's, and the file is still inside the racy
+// window, so the next scan re-hashes it whatever stat tuple is recorded.
+func settlesNothing(c candidate, o observed) bool {
+	st := o.state
+	return o.err == nil && c.hadPrev && c.prev.SameContent(st) && (c.prev.Stored || !st.Stored) &&
+		st.Mtime >= st.Recorded-int64(racyWindow)
+}
+
 func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr) error {
+	if settlesNothing(c, o) {
+		return nil
+	}
 	st := o.state
 	if o.err != nil && !st.Exists() {
 		// Vanished between the walk and the read: a deletion if we knew it.

@@ -53,13 +53,14 @@ type observed struct {
 	err    error    // the path could not be read (it is recorded unstored)
 }
 
-// read reads, hashes and (unless too large) encodes the path, re-reading
-// when it changed while being read.
+// read reads, hashes and (unless too large) encodes the candidate's path,
+// re-reading when it changed while being read.
 //
 // Reads go through an os.Root on the workspace, so a symlink that appears
 // in a parent directory meanwhile can never make ckpt read (and store)
 // content from outside it.
-func (ws *Workspace) read(root *os.Root, path string, info fs.FileInfo) observed {
+func (ws *Workspace) read(root *os.Root, c candidate) observed {
+	path, info := c.path, c.info
 	for attempt := 0; ; attempt++ {
 		st := statState(info)
 		data, err := ws.content(root, path, st)
@@ -78,11 +79,43 @@ func (ws *Workspace) read(root *os.Root, path string, info fs.FileInfo) observed
 		if data.stored {
 			st.Stored = true
 			st.Hash = data.hash
-			return observed{path: path, state: st, chunks: store.EncodeBlob(data.bytes)}
+			return observed{path: path, state: st, chunks: ws.encode(data, c)}
 		}
 		st.Hash = data.hash
 		return observed{path: path, state: st}
 	}
+}
+
+// encode compresses a content to store: as a delta against the path's
+// previous version when that is stored (a capture mostly sees small edits,
+// and a delta keeps the store near the size of the history's changes, not
+// of its versions), else whole. It returns nil, and encodes nothing, when
+// the content is stored already (a file touched, or put back as it was).
+func (ws *Workspace) encode(data content, c candidate) [][]byte {
+	prev := c.prev.Hash
+	hadStored := c.hadPrev && c.prev.Stored
+	if hadStored && prev == data.hash {
+		return nil // the entry's own blob, which no sweep deletes
+	}
+	if !hadStored || prev.Size > store.ChunkSize || data.hash.Size > store.ChunkSize {
+		return store.EncodeBlob(data.bytes)
+	}
+	var (
+		base   store.DeltaBase
+		stored bool
+	)
+	err := ws.st.View(func(r *store.Reader) (err error) {
+		if stored, err = r.HasBlob(data.hash); err != nil || stored {
+			return err
+		}
+		base, err = r.DeltaBase(prev)
+		return err
+	})
+	if err == nil && stored {
+		return nil
+	}
+	// An error here costs only the delta: the write reports its own.
+	return store.EncodeBlobAgainst(data.bytes, base)
 }
 
 func sameStat(a, b store.State) bool {

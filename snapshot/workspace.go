@@ -24,6 +24,10 @@ type Options struct {
 	// Progress, if set, is told how far a long capture (the first import)
 	// has come.
 	Progress func(done, total int)
+	// ShortLived opens the store for reading and reopens it for writing
+	// only when something is to be written (store.OpenLazy): for a
+	// process that opens the workspace for one command.
+	ShortLived bool
 }
 
 // Workspace is one watched directory and its store. Its methods are safe
@@ -63,11 +67,15 @@ func Open(stateDir, root string, opts Options) (*Workspace, error) {
 		opts.Workers = 2 * numCPU()
 	}
 	dir := StoreDir(stateDir, root)
-	st, err := store.Open(dir, opts.LockTimeout)
+	openStore := store.Open
+	if opts.ShortLived {
+		openStore = store.OpenLazy
+	}
+	st, err := openStore(dir, opts.LockTimeout)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "root"), []byte(root+"\n"), 0o600); err != nil {
+	if err := writeRootFile(dir, root); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -84,6 +92,20 @@ func Open(stateDir, root string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	return ws, nil
+}
+
+// writeRootFile records root next to its store (Known looks for it; a
+// person looking at the state directory learns whose store it is). It
+// writes only when the file is missing or says something else: every
+// embedded command opens the workspace, and a rewrite is a truncate, a
+// write and a metadata update each time.
+func writeRootFile(dir, root string) error {
+	path := filepath.Join(dir, "root")
+	want := root + "\n"
+	if got, err := os.ReadFile(path); err == nil && string(got) == want {
+		return nil
+	}
+	return os.WriteFile(path, []byte(want), 0o600)
 }
 
 // Close closes the store.

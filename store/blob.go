@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"errors"
 	"runtime"
 	"sync"
@@ -14,9 +15,11 @@ const ChunkSize = 4 << 20
 
 const seed2 = 0x9E3779B97F4A7C15
 
+// The first byte of a chunk says how the rest is encoded.
 const (
-	codecRaw  = 0
-	codecZstd = 1
+	codecRaw   = 0
+	codecZstd  = 1
+	codecDelta = 2 // a delta against another blob (see deltaChunk)
 )
 
 // HashBytes hashes a content.
@@ -67,17 +70,25 @@ func EncodeBlob(b []byte) [][]byte {
 	for first := true; first || len(b) > 0; first = false {
 		part := b[:min(len(b), ChunkSize)]
 		b = b[len(part):]
-		out := enc.EncodeAll(part, make([]byte, 1, len(part)/2+16))
-		if len(out)-1 >= len(part) {
-			out = append(append(out[:0], codecRaw), part...)
-		} else {
-			out[0] = codecZstd
-		}
-		chunks = append(chunks, out)
+		chunks = append(chunks, compress(make([]byte, 0, len(part)/2+16), part))
 	}
 	return chunks
 }
 
+// compress appends the codec byte and b, zstd-compressed unless that does
+// not make it smaller.
+func compress(dst, b []byte) []byte {
+	codecs()
+	at := len(dst)
+	out := enc.EncodeAll(b, append(dst, codecZstd))
+	if len(out)-at-1 >= len(b) {
+		out = append(append(out[:at], codecRaw), b...)
+	}
+	return out
+}
+
+// decodeChunk appends a chunk's content to dst. A delta chunk is not
+// decoded here: it needs its base (Reader.blob).
 func decodeChunk(dst, v []byte) ([]byte, error) {
 	if len(v) == 0 {
 		return nil, errors.New("store: empty blob chunk")
@@ -87,15 +98,135 @@ func decodeChunk(dst, v []byte) ([]byte, error) {
 		return append(dst, v[1:]...), nil
 	case codecZstd:
 		codecs()
-		// Decode on its own, so the decoder's memory limit applies to
-		// one chunk, not to everything before it.
-		part, err := dec.DecodeAll(v[1:], nil)
+		// Decode on its own (straight into dst only when it is empty),
+		// so the decoder's memory limit applies to one chunk, not to
+		// everything before it.
+		into := dst
+		if len(dst) > 0 {
+			into = nil
+		}
+		part, err := dec.DecodeAll(v[1:], into)
 		if err != nil {
 			return nil, err
 		}
+		if len(dst) == 0 {
+			return part, nil
+		}
 		return append(dst, part...), nil
+	case codecDelta:
+		return nil, errors.New("store: a delta chunk where a whole one belongs")
 	}
 	return nil, errors.New("store: unknown blob codec")
+}
+
+// maxDeltaDepth caps a delta chain: a blob is stored as a delta against a
+// base that is itself at most maxDeltaDepth-1 deltas away from a whole
+// blob, so a read applies at most maxDeltaDepth deltas.
+const maxDeltaDepth = 16
+
+// DeltaBase is a stored content that a new version of the same file may be
+// stored as a delta against (EncodeBlobAgainst). The zero DeltaBase is no
+// base. Reader.DeltaBase reads one.
+type DeltaBase struct {
+	hash    Hash
+	content []byte
+	depth   int // deltas between it and a whole blob
+}
+
+// EncodeBlobAgainst is EncodeBlob, except that content that fits one chunk
+// is stored as a delta against base when that is less than half the size
+// of its plain encoding. It is safe to call from many goroutines.
+func EncodeBlobAgainst(b []byte, base DeltaBase) [][]byte {
+	if base.content == nil || len(b) > ChunkSize || base.depth >= maxDeltaDepth {
+		return EncodeBlob(b)
+	}
+	// Half of the plain encoding is at most about half of b.
+	d := encodeDeltaChunk(b, base, len(b)/2)
+	if d != nil && len(d)*sureDelta <= len(b) {
+		// Only content that zstd shrinks more than sureDelta/2 times
+		// could beat it: not worth compressing b to find out (capture
+		// sees mostly small edits, and this saves most of their cost).
+		return [][]byte{d}
+	}
+	plain := EncodeBlob(b)
+	if d != nil && 2*len(d) < len(plain[0]) {
+		return [][]byte{d}
+	}
+	return plain
+}
+
+// sureDelta: a delta this many times smaller than its content is stored
+// without comparing it with the content's plain encoding.
+const sureDelta = 16
+
+// A delta chunk is the codec byte codecDelta, the base's hash (H1, H2 and
+// size, big-endian), the chain depth (1 for a delta against a whole blob),
+// then the delta (delta.go) as compress writes it: a codec byte, raw or
+// zstd. A delta blob is always one chunk.
+const deltaHeaderLen = 1 + 24 + 1
+
+type deltaChunk struct {
+	base  Hash
+	depth int
+	delta []byte // decompressed
+}
+
+// encodeDeltaChunk is b as a delta chunk against base, or nil if that is
+// longer than limit bytes.
+func encodeDeltaChunk(b []byte, base DeltaBase, limit int) []byte {
+	// The op stream is mostly copies and new lines: zstd only pays once
+	// there is some new text.
+	const compressAbove = 96
+	delta := encodeDelta(base.content, b, 2*limit)
+	if delta == nil {
+		return nil
+	}
+	out := make([]byte, deltaHeaderLen, deltaHeaderLen+1+len(delta))
+	out[0] = codecDelta
+	putHash(out[1:], base.hash)
+	out[25] = byte(base.depth + 1)
+	if len(delta) > compressAbove {
+		out = compress(out, delta)
+	} else {
+		out = append(append(out, codecRaw), delta...)
+	}
+	if len(out) > limit {
+		return nil
+	}
+	return out
+}
+
+// parseDeltaChunk reads a delta chunk's header and decompresses its delta.
+func parseDeltaChunk(v []byte) (deltaChunk, error) {
+	if len(v) < deltaHeaderLen+1 || v[0] != codecDelta {
+		return deltaChunk{}, errCorruptDelta
+	}
+	d := deltaChunk{base: getHash(v[1:]), depth: int(v[25])}
+	if d.base.Size < 0 || d.base.Size > ChunkSize || d.depth < 1 || d.depth > maxDeltaDepth {
+		return deltaChunk{}, errCorruptDelta
+	}
+	var err error
+	switch v[deltaHeaderLen] {
+	case codecRaw, codecZstd:
+		d.delta, err = decodeChunk(nil, v[deltaHeaderLen:])
+	default:
+		err = errCorruptDelta
+	}
+	return d, err
+}
+
+func putHash(b []byte, h Hash) {
+	binary.BigEndian.PutUint64(b, h.H1)
+	binary.BigEndian.PutUint64(b[8:], h.H2)
+	binary.BigEndian.PutUint64(b[16:], uint64(h.Size))
+}
+
+func getHash(b []byte) Hash {
+	return Hash{
+		H1:   binary.BigEndian.Uint64(b),
+		H2:   binary.BigEndian.Uint64(b[8:]),
+		Size: int64(binary.BigEndian.Uint64(b[16:])),
+	}
 }
 
 // encoderLevel trades import speed for store size (BENCHMARKS.md).

@@ -7,6 +7,8 @@
 // Every key starts with one byte that names its record:
 //
 //	'b' H1 H2 size chunk   blob chunk: compressed file content, content-addressed
+//	'd' blob base          delta index: blob (H1 H2 size) is stored as a delta
+//	                       against base (H1 H2 size); no value
 //	'e' path               entry: the path's current State
 //	'j' seq                journal: one Change (path, kind, new State, attribution)
 //	'p' path 0x00 seq      path index: the path's State as of journal seq
@@ -26,8 +28,35 @@
 // A blob's key is the content's 128-bit hash (xxhash64 with two seeds) plus
 // its size, so two different contents are never confused on a hash hit: a
 // collision would need both 64-bit hashes and the size to agree. Blobs are
-// compressed with zstd and split into chunks so that no value outgrows a
-// value-log file.
+// compressed with zstd and split into chunks of ChunkSize so that no value
+// outgrows a value-log file. A chunk's first byte is its codec: raw, zstd,
+// or delta.
+//
+// # Deltas
+//
+// Most new contents are small edits of a file's previous version, so a
+// content that fits one chunk may be stored as a delta against the
+// previous version's blob (its base): copies from the base and the new
+// bytes (delta.go: git's block-index delta), zstd-compressed when that
+// pays. Its chunk holds the base's hash and the chain depth (1 against a
+// whole blob, one more than the base's otherwise). Capture passes the
+// previous version (snapshot's encode); EncodeBlobAgainst keeps the delta
+// only when it is less than half of the plain encoding, and never against
+// a base that is missing, over one chunk or maxDeltaDepth (16) deep: the
+// next version is stored whole and starts a new chain. Reading walks the
+// chain down to the whole blob with one lookup per link, then applies the
+// deltas on the way back up (at most maxDeltaDepth of them, each a copy
+// of the content; a longer or inconsistent chain is an error, so a
+// corrupt store cannot make a read loop).
+//
+// A zstd dictionary (the base as a raw dictionary) was measured first: it
+// compresses as well, but the library builds an encoder per dictionary,
+// 0.4 ms and 700 KB of allocations per file, against 15 us for this delta.
+//
+// Keys stay the hashes of the whole contents, so dedup and HasBlob are
+// unchanged: a stored delta's base is never deleted while the delta is
+// kept, so HasBlob still means "can be read". PutBlob writes a delta's
+// 'd' key (after checking its base is stored) before its chunk.
 //
 // "State of path P at seq S" is one reverse seek in the path index from
 // 'p' P 0x00 S. The journal is append-only; nothing in it is rewritten.
@@ -39,7 +68,10 @@
 // and each path's path-index entries older than its newest one at or below
 // the floor (that one too when it is Absent), so the state of every path at
 // every seq >= floor is unchanged; then blobs that no path-index entry,
-// entry or restore intent refers to. Reclaim then gives the space back:
+// entry or restore intent refers to, except the bases (down the whole
+// chain) of the deltas it keeps, found from the 'd' keys without reading
+// a blob, and the 'd' keys of the deltas it deletes. Reclaim then gives
+// the space back:
 // in Badger a delete only frees a value once compaction has dropped the
 // key's versions, so it flushes the memtables, flattens the LSM tree and
 // runs the value-log GC.
@@ -49,4 +81,31 @@
 // Writes are not synced one by one. Sync makes everything written so far
 // durable; callers call it before they acknowledge a checkpoint or persist a
 // restore intent.
+//
+// # Short-lived processes
+//
+// The daemon opens its store once (Open). An embedded ckpt command opens
+// it for one command (OpenLazy), and what Badger does at every read-write
+// open and close would otherwise outweigh the command: it starts a new
+// memtable log and a new value-log file (sparse files that the kernel
+// zero-fills a read-ahead window of at their first page fault, and that
+// close truncates again), flushes the memtable into a new level-0 table,
+// and never merges value-log files. So OpenLazy opens the database
+// read-only, and reopens it read-write at the first write, which a command
+// that finds nothing changed never makes. The reopened session then:
+//
+//   - keeps values up to ShortValueThreshold (1 MiB) in the LSM tree, so
+//     that its writes leave no value-log file behind (at ValueThreshold,
+//     every command that stored a content over 4 KiB left one, and every
+//     later open mapped and synced them all);
+//   - compacts level 0 at close once it holds l0CompactAt tables: Badger's
+//     compactors start up to a second after an open, after most commands
+//     are over, so level 0 would otherwise grow by a table per command.
+//
+// The first import and the daemon keep ValueThreshold (4 KiB): there the
+// value log spares the bulk of the contents the LSM tree's rewrites. A
+// value stays where it was written; Badger marks each as inline or as a
+// value-log pointer. Retention (Reclaim) still shrinks the store: the
+// compaction that drops deleted keys drops inline values with them, and the
+// value-log GC rewrites the value-log files.
 package store

@@ -8,8 +8,8 @@ import (
 // Tuning for a store that mostly holds file contents. The figures come from
 // BenchmarkImport and the bench/ harness (see BENCHMARKS.md): small
 // memtables keep the daemon's memory and the embedded client's start-up low;
-// values over ValueThreshold go to the value log so that the LSM tree holds
-// only keys, entries and pointers.
+// values over ValueThreshold go to the value log so that an import writes
+// each content once, instead of again at every LSM compaction.
 var (
 	MemTableSize     int64 = 8 << 20
 	ValueThreshold   int64 = 4 << 10
@@ -17,6 +17,29 @@ var (
 	BlockCacheSize   int64 = 8 << 20
 	IndexCacheSize   int64 = 8 << 20
 )
+
+// ShortValueThreshold is the value threshold of a store opened with
+// OpenLazy once it writes. Badger starts a new value-log file at every
+// read-write open and never merges them, so at ValueThreshold every
+// embedded command that stored a content over 4 KiB would leave a small
+// file behind that every later open maps and every close syncs. At this
+// threshold (Badger's largest) only chunks of over 1 MiB compressed reach
+// the value log; everything else goes to the LSM tree, whose compaction
+// merges it (see l0CompactAt). A value keeps the place it was written to:
+// Badger marks each one as inline or as a value-log pointer.
+var ShortValueThreshold int64 = 1 << 20
+
+// l0CompactAt is how many level-0 tables a store opened with OpenLazy lets
+// accumulate before it compacts them at Close. Badger's compactors start
+// up to a second after an open, so they seldom run in a command that lasts
+// tens of milliseconds, and every writing command flushes its memtable
+// into one more level-0 table at Close: unchecked, every open, lookup and
+// iteration pays for a growing number of tables. Compacting at every close
+// would rewrite the overlapping part of the next level each time; every
+// l0CompactAt-th one amortizes it. It stays below the stall count
+// (NumLevelZeroTablesStall), at which a memtable flush waits for the
+// compactors.
+const l0CompactAt = 4
 
 func badgerOptions(dir string) badger.Options {
 	return badger.DefaultOptions(dir).
@@ -36,4 +59,20 @@ func badgerOptions(dir string) badger.Options {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false)
+}
+
+// readOnlyOptions open the store for reading only: Badger then creates no
+// file (a read-write open starts a new memtable log and a new value-log
+// file, each a sparse file whose first page fault makes the kernel zero a
+// whole read-ahead window, and truncates both again at close) and runs no
+// compactor.
+func readOnlyOptions(dir string) badger.Options {
+	return badgerOptions(dir).WithReadOnly(true)
+}
+
+// shortWriteOptions reopen a lazily opened store for its first write.
+func shortWriteOptions(dir string, compactL0 bool) badger.Options {
+	return badgerOptions(dir).
+		WithValueThreshold(ShortValueThreshold).
+		WithCompactL0OnClose(compactL0)
 }

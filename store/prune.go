@@ -159,7 +159,8 @@ func (w *Writer) CompactHistory(floor uint64) (journal, paths int, err error) {
 var errStop = errors.New("stop")
 
 // SweepBlobs deletes every blob that nothing refers to any more: no
-// path-index entry, no entry and no restore intent. It returns how many
+// path-index entry, no entry, no restore intent, and no kept blob stored as
+// a delta against it (directly or down a chain). It returns how many
 // blobs (not chunks) it deleted. The caller makes sure no capture runs
 // meanwhile (a capture may count on a blob it saw stored).
 func (w *Writer) SweepBlobs() (int, error) {
@@ -191,6 +192,9 @@ func (w *Writer) SweepBlobs() (int, error) {
 			}
 		}
 	case !errors.Is(err, ErrNotFound):
+		return 0, err
+	}
+	if err := w.keepBases(live); err != nil {
 		return 0, err
 	}
 	n := 0

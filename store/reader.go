@@ -120,45 +120,6 @@ func (r *Reader) Changes(from, to uint64, fn func(Change) error) error {
 	return nil
 }
 
-// HasBlob reports whether the content is stored.
-func (r *Reader) HasBlob(h Hash) (bool, error) {
-	_, err := r.txn.Get(blobKey(h, 0))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// Blob returns the content with hash h.
-func (r *Reader) Blob(h Hash) ([]byte, error) {
-	if h.Size < 0 {
-		return nil, ErrNotFound
-	}
-	out := make([]byte, 0, min(h.Size, 2*ChunkSize))
-	opts := badger.DefaultIteratorOptions
-	opts.Prefix = blobKey(h, 0)[:25]
-	it := r.txn.NewIterator(opts)
-	defer it.Close()
-	n := 0
-	for it.Rewind(); it.Valid(); it.Next() {
-		err := it.Item().Value(func(b []byte) (err error) {
-			out, err = decodeChunk(out, b)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		n++
-	}
-	if n == 0 {
-		return nil, ErrNotFound
-	}
-	if int64(len(out)) != h.Size {
-		return nil, errors.New("store: blob has the wrong size")
-	}
-	return out, nil
-}
-
 // Checkpoint returns the checkpoint with this id.
 func (r *Reader) Checkpoint(id string) (Checkpoint, error) {
 	var cp Checkpoint

@@ -19,18 +19,45 @@ var ErrBusy = errors.New("store is busy")
 // Store is one workspace's database. It is safe for concurrent use; writes
 // are serialized by the Store itself.
 type Store struct {
-	db   *badger.DB
 	dir  string
 	lock *os.File
 
 	mu   sync.Mutex // serializes writers
 	head uint64     // last journal seq, guarded by mu for writers
 	fp   Fingerprint
+
+	// db changes once at most: OpenLazy opens it read-only, and the first
+	// write reopens it read-write (writable) once the Views running on it
+	// have ended. gate guards db, readOnly and readers.
+	gate     sync.Mutex
+	drained  *sync.Cond // signalled when readers drops to 0 and when a swap ends
+	readers  int        // Views running on db
+	swapping bool       // a writer waits for readers to drain: new Views wait
+	db       *badger.DB
+	readOnly bool
+
+	valueThreshold int64 // db's; changes with db, under mu
 }
 
-// Open opens (creating if needed) the store in dir. If another process
-// holds it, Open waits up to wait, then fails with ErrBusy.
+// Open opens (creating if needed) the store in dir for reading and
+// writing. If another process holds it, Open waits up to wait, then fails
+// with ErrBusy.
 func Open(dir string, wait time.Duration) (*Store, error) {
+	return open(dir, wait, false)
+}
+
+// OpenLazy is Open for a short-lived process that may well only read (an
+// embedded ckpt command): it opens the database read-only and reopens it
+// read-write at the first write. A command that writes nothing then leaves
+// the store's files as they were, and skips what a read-write open and
+// close cost (options.go says what). A store that cannot be opened
+// read-only (a new one, or one that a crash left needing repair) is opened
+// read-write at once.
+func OpenLazy(dir string, wait time.Duration) (*Store, error) {
+	return open(dir, wait, true)
+}
+
+func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -38,17 +65,26 @@ func Open(dir string, wait time.Duration) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := removeEmptyLogs(filepath.Join(dir, "db")); err != nil {
+	s := &Store{dir: dir, lock: lock, valueThreshold: ValueThreshold}
+	s.drained = sync.NewCond(&s.gate)
+	if err := removeEmptyLogs(s.dbDir()); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	db, err := badger.Open(badgerOptions(filepath.Join(dir, "db")))
-	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	if lazy {
+		// Whatever fails here (no database yet, a log that a crash left
+		// needing truncation) the read-write open repairs or reports.
+		if s.db, err = badger.Open(readOnlyOptions(s.dbDir())); err == nil {
+			s.readOnly = true
+		}
 	}
-	s := &Store{db: db, dir: dir, lock: lock}
-	err = db.View(func(txn *badger.Txn) error {
+	if s.db == nil {
+		if s.db, err = badger.Open(badgerOptions(s.dbDir())); err != nil {
+			lock.Close()
+			return nil, fmt.Errorf("open store %s: %w", dir, err)
+		}
+	}
+	err = s.db.View(func(txn *badger.Txn) error {
 		if err := getJSON(txn, metaKey(metaHead), &s.head); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -90,14 +126,69 @@ func lockFile(path string, wait time.Duration) (*os.File, error) {
 // Dir is where the store lives.
 func (s *Store) Dir() string { return s.dir }
 
-// Sync makes every write so far durable.
-func (s *Store) Sync() error { return s.db.Sync() }
+// Sync makes every write so far durable. A store that has not written
+// since OpenLazy has nothing to sync.
+func (s *Store) Sync() error {
+	db, err := s.acquire()
+	defer s.release()
+	if err != nil {
+		return err
+	}
+	return db.Sync()
+}
+
+func (s *Store) dbDir() string { return filepath.Join(s.dir, "db") }
+
+// writable makes the database writable: a store opened with OpenLazy is
+// reopened read-write. The swap waits for the Views running on the
+// read-only instance to end; Views that start meanwhile wait for the swap,
+// so a stream of overlapping Views cannot starve the writer. A View must
+// not write (it would wait for itself). Writers call it holding s.mu.
+func (s *Store) writable() error {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if s.db == nil {
+		return errClosed
+	}
+	if !s.readOnly {
+		return nil
+	}
+	s.swapping = true
+	defer func() { s.swapping = false; s.drained.Broadcast() }()
+	for s.readers > 0 {
+		s.drained.Wait()
+	}
+	// Close will flush this session's writes into one more level-0 table.
+	opts := shortWriteOptions(s.dbDir(), s.db.Levels()[0].NumTables+1 >= l0CompactAt)
+	err := s.db.Close()
+	s.db, s.readOnly = nil, false
+	if err != nil {
+		return fmt.Errorf("close store %s to reopen it for writing: %w", s.dir, err)
+	}
+	db, err := badger.Open(opts)
+	if err != nil {
+		return fmt.Errorf("reopen store %s for writing: %w", s.dir, err)
+	}
+	s.db, s.valueThreshold = db, opts.ValueThreshold
+	return nil
+}
+
+// errClosed is what a store that is closed, or could not be reopened for
+// writing, answers.
+var errClosed = errors.New("store: closed")
 
 // Close syncs and closes the database and releases the lock.
 func (s *Store) Close() error {
-	err := s.db.Close()
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
+		s.db = nil
+	}
 	if s.lock != nil {
 		s.lock.Close()
+		s.lock = nil
 	}
 	return err
 }
@@ -137,5 +228,33 @@ func (s *Store) Size() int64 {
 
 // View runs fn in a read-only snapshot.
 func (s *Store) View(fn func(*Reader) error) error {
-	return s.db.View(func(txn *badger.Txn) error { return fn(&Reader{txn: txn}) })
+	db, err := s.acquire()
+	defer s.release()
+	if err != nil {
+		return err
+	}
+	return db.View(func(txn *badger.Txn) error { return fn(&Reader{txn: txn}) })
+}
+
+// acquire returns the database for a View (or Sync), which must release
+// it: until then a swap waits.
+func (s *Store) acquire() (*badger.DB, error) {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	for s.swapping {
+		s.drained.Wait()
+	}
+	s.readers++
+	if s.db == nil {
+		return nil, errClosed
+	}
+	return s.db, nil
+}
+
+func (s *Store) release() {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if s.readers--; s.readers == 0 {
+		s.drained.Broadcast()
+	}
 }

@@ -24,6 +24,9 @@ type Writer struct {
 func (s *Store) Write(fn func(*Writer) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.writable(); err != nil {
+		return err
+	}
 	w := &Writer{s: s, head: s.head, fp: s.fp}
 	w.txn = s.db.NewTransaction(true)
 	defer func() { w.txn.Discard() }()
@@ -65,9 +68,21 @@ func (w *Writer) room(extra int64) error {
 	return w.commit(true)
 }
 
-func estimate(key, val []byte) int64 {
+// estimate is what writing val at key adds to a transaction, as Badger
+// counts it: a value under the value threshold in full, a larger one as
+// the pointer to where the value log holds it. Deletes (no value) cost the
+// same at any threshold.
+func estimate(key, val []byte) int64 { return estimateAt(key, val, ValueThreshold) }
+
+// estimate is estimate at the threshold of the open database (a store
+// reopened by OpenLazy keeps larger values inline).
+func (w *Writer) estimate(key, val []byte) int64 {
+	return estimateAt(key, val, w.s.valueThreshold)
+}
+
+func estimateAt(key, val []byte, threshold int64) int64 {
 	n := int64(len(key)) + 12
-	if int64(len(val)) < ValueThreshold {
+	if int64(len(val)) < threshold {
 		n += int64(len(val))
 	} else {
 		n += 12
@@ -79,7 +94,7 @@ func (w *Writer) set(key, val []byte) error {
 	if err := w.txn.Set(key, val); err != nil {
 		return fmt.Errorf("store set: %w", err)
 	}
-	w.size += estimate(key, val)
+	w.size += w.estimate(key, val)
 	w.count++
 	return nil
 }
@@ -108,7 +123,7 @@ func (w *Writer) Record(c Change, fp Fingerprint) (uint64, error) {
 	jv := c.encode()
 	sv := c.State.appendTo(nil)
 	jk, pk, ek := journalKey(c.Seq), pathKey(c.Path, c.Seq), entryKey(c.Path)
-	if err := w.room(estimate(jk, jv) + estimate(pk, sv) + estimate(ek, sv)); err != nil {
+	if err := w.room(w.estimate(jk, jv) + w.estimate(pk, sv) + w.estimate(ek, sv)); err != nil {
 		return 0, err
 	}
 	if err := w.set(jk, jv); err != nil {
@@ -135,15 +150,19 @@ func (w *Writer) Record(c Change, fp Fingerprint) (uint64, error) {
 // the content did not change.
 func (w *Writer) Touch(path string, st State) error {
 	k, v := entryKey(path), st.appendTo(nil)
-	if err := w.room(estimate(k, v)); err != nil {
+	if err := w.room(w.estimate(k, v)); err != nil {
 		return err
 	}
 	return w.set(k, v)
 }
 
-// PutBlob stores encoded content (from EncodeBlob) unless it is stored.
+// PutBlob stores encoded content (from EncodeBlob or EncodeBlobAgainst)
+// unless it is stored.
 func (w *Writer) PutBlob(h Hash, chunks [][]byte) error {
 	if ok, err := w.HasBlob(h); err != nil || ok {
+		return err
+	}
+	if err := w.putDeltaRef(h, chunks); err != nil {
 		return err
 	}
 	// Chunk 0 marks the blob as stored (HasBlob), so it goes last: a write
@@ -152,7 +171,7 @@ func (w *Writer) PutBlob(h Hash, chunks [][]byte) error {
 	for i := len(chunks) - 1; i >= 0; i-- {
 		c := chunks[i]
 		k := blobKey(h, uint32(i))
-		if err := w.room(estimate(k, c)); err != nil {
+		if err := w.room(w.estimate(k, c)); err != nil {
 			return err
 		}
 		if err := w.set(k, c); err != nil {

@@ -45,7 +45,7 @@ type Watched struct {
 func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOptions) (*Watched, error) {
 	ig := Ignorer(cfg, root)
 	walker := &watcher.Walker{Root: root, Ignorer: ig}
-	ws, err := OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress)
+	ws, err := OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress, false)
 	if err != nil {
 		return nil, err
 	}

@@ -31,11 +31,14 @@ func Ignorer(cfg *config.Config, root string) *watcher.Ignorer {
 }
 
 // OpenWorkspace opens the workspace's store and imports it the first time.
-func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int)) (*snapshot.Workspace, error) {
+// shortLived is for a process that opens it for one command (embedded
+// mode): see snapshot.Options.
+func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int), shortLived bool) (*snapshot.Workspace, error) {
 	ws, err := snapshot.Open(cfg.StateDir, root, snapshot.Options{
 		MaxFileSize: cfg.MaxFileSize,
 		LockTimeout: cfg.LockTimeout,
 		Progress:    progress,
+		ShortLived:  shortLived,
 	})
 	if err != nil {
 		return nil, err
@@ -55,7 +58,7 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 // the store with a scan of the workspace.
 func Embedded(ctx context.Context, cfg *config.Config, root string, progress func(done, total int)) (*drift.Engine, error) {
 	w := &watcher.Walker{Root: root, Ignorer: Ignorer(cfg, root)}
-	ws, err := OpenWorkspace(ctx, cfg, root, w.Walk, progress)
+	ws, err := OpenWorkspace(ctx, cfg, root, w.Walk, progress, true)
 	if err != nil {
 		return nil, err
 	}

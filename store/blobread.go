@@ -1,0 +1,229 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// prefixDeltaRef keys the base-reference index: 'd' blob base, no value,
+// one key for each blob stored as a delta. SweepBlobs reads it to keep the
+// bases of the blobs it keeps without decoding any blob.
+const prefixDeltaRef = 'd'
+
+func deltaRefKey(blob, base Hash) []byte {
+	k := make([]byte, 49)
+	k[0] = prefixDeltaRef
+	putHash(k[1:], blob)
+	putHash(k[25:], base)
+	return k
+}
+
+// HasBlob reports whether the content is stored, and so can be read: a
+// stored delta's base is kept as long as the delta is (SweepBlobs).
+func (r *Reader) HasBlob(h Hash) (bool, error) {
+	_, err := r.txn.Get(blobKey(h, 0))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Blob returns the content with hash h.
+func (r *Reader) Blob(h Hash) ([]byte, error) {
+	b, _, err := r.blob(h)
+	return b, err
+}
+
+// DeltaBase reads the content with hash h as the base for a new version of
+// it (EncodeBlobAgainst). It returns no base (and no error) when there is
+// none to use: h is not stored, does not fit one chunk, or is at the end of
+// a chain as long as it may get.
+func (r *Reader) DeltaBase(h Hash) (DeltaBase, error) {
+	if h.Size < 0 || h.Size > ChunkSize {
+		return DeltaBase{}, nil
+	}
+	b, depth, err := r.blob(h)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return DeltaBase{}, nil
+	case err != nil:
+		return DeltaBase{}, err
+	case depth >= maxDeltaDepth:
+		return DeltaBase{}, nil
+	}
+	return DeltaBase{hash: h, content: b, depth: depth}, nil
+}
+
+// blob reads the content with hash h, and how many deltas it took. A blob
+// that fits one chunk is read with one lookup per link of its chain: first
+// down the chain to the whole blob at its root, then each delta applied on
+// the way back up, so each link is read and decoded once.
+func (r *Reader) blob(h Hash) ([]byte, int, error) {
+	if h.Size < 0 {
+		return nil, 0, ErrNotFound
+	}
+	if h.Size > ChunkSize {
+		b, err := r.chunkedBlob(h)
+		return b, 0, err
+	}
+	var (
+		links []deltaChunk
+		out   []byte
+		room  = h.Size // the longest content on the chain: buffers for all
+	)
+	for cur := h; ; {
+		var link *deltaChunk
+		err := r.chunk0(cur, func(v []byte) (err error) {
+			if len(v) > 0 && v[0] == codecDelta {
+				d, err := parseDeltaChunk(v)
+				link = &d
+				return err
+			}
+			out, err = decodeChunk(make([]byte, 0, room), v)
+			return err
+		})
+		if errors.Is(err, ErrNotFound) && len(links) > 0 {
+			return nil, 0, fmt.Errorf("store: blob %x: the base %x of its delta chain is missing", h.H1, cur.H1)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if link == nil {
+			if int64(len(out)) != cur.Size {
+				return nil, 0, errors.New("store: blob has the wrong size")
+			}
+			break
+		}
+		if len(links) == maxDeltaDepth {
+			return nil, 0, fmt.Errorf("store: blob %x: delta chain longer than %d", h.H1, maxDeltaDepth)
+		}
+		links = append(links, *link)
+		cur = link.base
+		room = max(room, cur.Size)
+	}
+	var spare []byte
+	if len(links) > 1 {
+		spare = make([]byte, 0, room)
+	}
+	for i := len(links) - 1; i >= 0; i-- {
+		size := h.Size
+		if i > 0 {
+			size = links[i-1].base.Size
+		}
+		if links[i].depth != len(links)-i {
+			return nil, 0, fmt.Errorf("store: blob %x: %w (depth %d at %d from the root)", h.H1, errCorruptDelta, links[i].depth, len(links)-i)
+		}
+		next, err := applyDelta(spare, out, links[i].delta, int(size))
+		if err != nil {
+			return nil, 0, fmt.Errorf("store: blob %x: %w", h.H1, err)
+		}
+		if int64(len(next)) != size {
+			return nil, 0, errors.New("store: blob has the wrong size")
+		}
+		out, spare = next, out
+	}
+	return out, len(links), nil
+}
+
+// chunk0 calls fn with the value of the blob's first chunk, valid only
+// during the call.
+func (r *Reader) chunk0(h Hash, fn func([]byte) error) error {
+	item, err := r.txn.Get(blobKey(h, 0))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(fn)
+}
+
+// chunkedBlob reads a blob of more than one chunk: never a delta.
+func (r *Reader) chunkedBlob(h Hash) ([]byte, error) {
+	out := make([]byte, 0, min(h.Size, 2*ChunkSize))
+	opts := badger.DefaultIteratorOptions
+	opts.Prefix = blobKey(h, 0)[:25]
+	it := r.txn.NewIterator(opts)
+	defer it.Close()
+	n := 0
+	for it.Rewind(); it.Valid(); it.Next() {
+		err := it.Item().Value(func(b []byte) (err error) {
+			out, err = decodeChunk(out, b)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, ErrNotFound
+	}
+	if int64(len(out)) != h.Size {
+		return nil, errors.New("store: blob has the wrong size")
+	}
+	return out, nil
+}
+
+// putDeltaRef indexes the base of a blob about to be stored, if it is a
+// delta, after checking that the base is stored. PutBlob calls it before it
+// writes the chunk, so no stored delta ever lacks its index key (a key may
+// outlive a write that stopped midway: SweepBlobs drops it).
+func (w *Writer) putDeltaRef(h Hash, chunks [][]byte) error {
+	if len(chunks) == 0 || len(chunks[0]) == 0 || chunks[0][0] != codecDelta {
+		return nil
+	}
+	if len(chunks) > 1 || len(chunks[0]) < deltaHeaderLen {
+		return errCorruptDelta
+	}
+	base := getHash(chunks[0][1:])
+	if ok, err := w.HasBlob(base); err != nil || !ok {
+		return fmt.Errorf("store: the base %x of a new delta is not stored (%v)", base.H1, err)
+	}
+	k := deltaRefKey(h, base)
+	if err := w.room(estimate(k, nil)); err != nil {
+		return err
+	}
+	return w.set(k, nil)
+}
+
+// keepBases adds to live the base of every delta in it, and their bases in
+// turn, and deletes the index keys of the deltas not in it.
+func (w *Writer) keepBases(live map[Hash]struct{}) error {
+	baseOf := map[Hash]Hash{}
+	err := w.scan([]byte{prefixDeltaRef}, false, func(key []byte, _ *badger.Item) error {
+		if len(key) != 49 {
+			return fmt.Errorf("store: malformed delta index key %x", key)
+		}
+		baseOf[getHash(key[1:])] = getHash(key[25:])
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	roots := make([]Hash, 0, len(live))
+	for h := range live {
+		roots = append(roots, h)
+	}
+	for _, h := range roots {
+		// A walk stops at a blob already live: its own chain is walked
+		// (or will be) from there. Chains are at most maxDeltaDepth long,
+		// and a walk could not loop even if a corrupt index made a cycle.
+		for b, ok := baseOf[h]; ok; b, ok = baseOf[b] {
+			if _, seen := live[b]; seen {
+				break
+			}
+			live[b] = struct{}{}
+		}
+	}
+	for blob, base := range baseOf {
+		if _, ok := live[blob]; !ok {
+			if err := w.deleteKey(deltaRefKey(blob, base)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
