@@ -231,12 +231,27 @@ func TestEventsFromTheWatcher(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	h, err := c.Health(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(h.Workspaces) != 1 || h.Workspaces[0].Watcher == nil || !h.Workspaces[0].Watcher.Ready || h.Workspaces[0].Watcher.WatchedDirs != 1 {
-		t.Fatalf("health: %+v", h.Workspaces)
+	// The daemon serves before the watcher's first walk is over (commands
+	// wait for it): poll until health shows the watcher ready.
+	for {
+		h, err := c.Health(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Workspaces) != 1 || h.Workspaces[0].Watcher == nil {
+			t.Fatalf("health: %+v", h.Workspaces)
+		}
+		if w := h.Workspaces[0].Watcher; w.Ready {
+			if w.WatchedDirs != 1 {
+				t.Fatalf("watcher: %+v", *w)
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the watcher never became ready: %+v", *h.Workspaces[0].Watcher)
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	es, err := c.Events(ctx, ws)
 	if err != nil {
