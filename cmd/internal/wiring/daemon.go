@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/ckptdev/ckpt/config"
@@ -75,6 +76,17 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 // start (inotify unavailable, initial reconcile failed).
 func (wd *Watched) Run(ctx context.Context) error {
 	pctx, stopPruning := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-wd.Watcher.Ready():
+			// Opening, the first scan (or import) and adding the watches
+			// leave garbage in proportion to the tree; an idle daemon
+			// should not hold it until the GC's next cycle, nor the heap
+			// it grew to: collect it and give the memory back now.
+			debug.FreeOSMemory()
+		case <-pctx.Done():
+		}
+	}()
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
