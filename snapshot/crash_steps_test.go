@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -158,13 +157,7 @@ func (f *crashFixture) checkFinishedKeeping(t *testing.T, want mtree) {
 	if d := describeMDiff(disk, want); d != "" || len(strays) > 0 {
 		t.Fatalf("after Open finished the restore the disk is not the target with the later edits kept:%s (strays %v)", d, strays)
 	}
-	err = ws.Store().View(func(r *store.Reader) error {
-		_, err := r.Intent()
-		return err
-	})
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("the intent is still there after Open finished it (%v)", err)
-	}
+	checkNoIntent(t, ws)
 	if cur, err := ws.Current(); err != nil || cur.ID != f.target.ID {
 		t.Errorf("current checkpoint %s (%v), want the target %s", cur.ID, err, f.target.ID)
 	}
@@ -187,23 +180,5 @@ func (f *crashFixture) checkFinishedKeeping(t *testing.T, want mtree) {
 	if fmt.Sprint(drifted) != fmt.Sprint(sortedKeys(edits)) {
 		t.Errorf("drift from the target after the scan: %v, want the edits %v", drifted, sortedKeys(edits))
 	}
-	var lr store.LastRestore
-	err = ws.Store().View(func(r *store.Reader) (err error) {
-		lr, err = r.LastRestore()
-		return err
-	})
-	if err != nil || lr.TargetID != f.target.ID {
-		t.Fatalf("last restore %+v (%v)", lr, err)
-	}
-	guard, err := ws.Checkpoint(lr.GuardID)
-	if err != nil {
-		t.Fatalf("guard: %v", err)
-	}
-	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{Exact: true}); err != nil {
-		t.Fatalf("undo: %v", err)
-	}
-	disk, _ = readMTree(t, f.root)
-	if d := describeMDiff(disk, f.before); d != "" {
-		t.Errorf("undo did not bring back the tree before the restore:%s", d)
-	}
+	f.checkUndo(t, ws, f.lastRestore(t, ws))
 }

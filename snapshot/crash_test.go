@@ -256,13 +256,7 @@ func (f *crashFixture) checkFinished(t *testing.T) {
 	if d := describeMDiff(disk, f.after); d != "" || len(strays) > 0 {
 		t.Fatalf("after Open finished the restore the disk differs from the target:%s (strays %v)", d, strays)
 	}
-	err = ws.Store().View(func(r *store.Reader) error {
-		_, err := r.Intent()
-		return err
-	})
-	if !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("the intent is still there after Open finished it (%v)", err)
-	}
+	checkNoIntent(t, ws)
 	if bad := storeMismatch(ws, f.after, storedAll); len(bad) > 0 {
 		t.Errorf("after the finished restore the store does not match the disk:\n  %s", strings.Join(bad, "\n  "))
 	}
@@ -272,30 +266,13 @@ func (f *crashFixture) checkFinished(t *testing.T) {
 	if cur, err := ws.Current(); err != nil || cur.ID != f.target.ID {
 		t.Errorf("current checkpoint %s (%v), want the target %s", cur.ID, err, f.target.ID)
 	}
-	var lr store.LastRestore
-	err = ws.Store().View(func(r *store.Reader) (err error) {
-		lr, err = r.LastRestore()
-		return err
-	})
-	if err != nil || lr.TargetID != f.target.ID {
-		t.Fatalf("last restore %+v (%v)", lr, err)
-	}
+	lr := f.lastRestore(t, ws)
 	head := ws.Head()
 	mustNil(t, ws.Reconcile(context.Background(), modelWalk(f.root)))
 	if ws.Head() != head {
 		t.Errorf("a scan after the finished restore journaled %d changes", ws.Head()-head)
 	}
-	guard, err := ws.Checkpoint(lr.GuardID)
-	if err != nil {
-		t.Fatalf("guard: %v", err)
-	}
-	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{Exact: true}); err != nil {
-		t.Fatalf("undo: %v", err)
-	}
-	disk, _ = readMTree(t, f.root)
-	if d := describeMDiff(disk, f.before); d != "" {
-		t.Errorf("undo after the crash did not bring back the tree before the restore:%s", d)
-	}
+	f.checkUndo(t, ws, lr)
 }
 
 func (f *crashFixture) env(mode string, crashAfter int) []string {
@@ -573,5 +550,48 @@ func TestCrashRestoreTempFile(t *testing.T) {
 	ws.Close()
 	if _, strays := readMTree(t, f.root); len(strays) > 0 {
 		t.Errorf("the restore's temp files are still in the workspace after Open finished the restore: %v", strays)
+	}
+}
+
+// checkNoIntent fails if a restore intent is still stored.
+func checkNoIntent(t *testing.T, ws *Workspace) {
+	t.Helper()
+	err := ws.Store().View(func(r *store.Reader) error {
+		_, err := r.Intent()
+		return err
+	})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the intent is still there after Open finished it (%v)", err)
+	}
+}
+
+// lastRestore is the stored last restore, which must be the fixture's.
+func (f *crashFixture) lastRestore(t *testing.T, ws *Workspace) store.LastRestore {
+	t.Helper()
+	var lr store.LastRestore
+	err := ws.Store().View(func(r *store.Reader) (err error) {
+		lr, err = r.LastRestore()
+		return err
+	})
+	if err != nil || lr.TargetID != f.target.ID {
+		t.Fatalf("last restore %+v (%v)", lr, err)
+	}
+	return lr
+}
+
+// checkUndo restores lr's guard and checks the tree from before the
+// restore is back.
+func (f *crashFixture) checkUndo(t *testing.T, ws *Workspace, lr store.LastRestore) {
+	t.Helper()
+	guard, err := ws.Checkpoint(lr.GuardID)
+	if err != nil {
+		t.Fatalf("guard: %v", err)
+	}
+	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{Exact: true}); err != nil {
+		t.Fatalf("undo: %v", err)
+	}
+	disk, _ := readMTree(t, f.root)
+	if d := describeMDiff(disk, f.before); d != "" {
+		t.Errorf("undo did not bring back the tree before the restore:%s", d)
 	}
 }
