@@ -96,14 +96,14 @@
 //
 //   - keeps values up to ShortValueThreshold (1 MiB) in the LSM tree, so
 //     that its writes leave no value-log file behind (at ValueThreshold,
-//     every command that stored a content over 4 KiB left one, and every
-//     later open mapped and synced them all);
+//     every command that stored a content left one, and every later open
+//     mapped and synced them all);
 //   - compacts level 0 at close once it holds l0CompactAt tables: Badger's
 //     compactors start up to a second after an open, after most commands
 //     are over, so level 0 would otherwise grow by a table per command.
 //
-// The first import and the daemon keep ValueThreshold (4 KiB): there the
-// value log spares the bulk of the contents the LSM tree's rewrites. A
+// The first import and the daemon keep ValueThreshold (256 bytes): there
+// the value log spares the contents the LSM tree's rewrites. A
 // value stays where it was written; Badger marks each as inline or as a
 // value-log pointer. Retention (Reclaim) still shrinks the store: the
 // compaction that drops deleted keys drops inline values with them, and the
