@@ -196,8 +196,11 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			dirs := dirCache{root: root}
+			defer dirs.close()
 			for c := range jobs {
-				results <- ws.read(root, c)
+				r, name := dirs.lookup(c.path)
+				results <- ws.read(r, name, c)
 			}
 		}()
 	}

@@ -54,19 +54,25 @@ type observed struct {
 }
 
 // read reads, hashes and (unless too large) encodes the candidate's path,
-// re-reading when it changed while being read.
-//
-// Reads go through an os.Root on the workspace, so a symlink that appears
-// in a parent directory meanwhile can never make ckpt read (and store)
-// content from outside it.
-func (ws *Workspace) read(root *os.Root, c candidate) observed {
+// re-reading when it changed while being read. The path is name under
+// root: an os.Root on the workspace or on one of its directories, so a
+// symlink that appears in a parent directory meanwhile can never make ckpt
+// read (and store) content from outside it.
+func (ws *Workspace) read(root *os.Root, name string, c candidate) observed {
 	path, info := c.path, c.info
 	for attempt := 0; ; attempt++ {
 		st := statState(info)
-		data, err := ws.content(root, path, st)
-		after, lerr := root.Lstat(path)
-		if lerr != nil {
-			return observed{path: path, err: lerr}
+		data, err := ws.content(root, name, st)
+		// The file read is the one stat'ed, unchanged while it was read,
+		// if its descriptor's stat still matches: that costs no second
+		// walk of the path. Otherwise the path's lstat says what it holds
+		// now (a symlink is read as one, a deleted file recorded deleted).
+		after := data.info
+		if after == nil || !sameStat(st, statState(after)) {
+			var lerr error
+			if after, lerr = root.Lstat(name); lerr != nil {
+				return observed{path: path, err: lerr}
+			}
 		}
 		if attempt < 3 && !sameStat(st, statState(after)) {
 			info = after
@@ -127,6 +133,7 @@ type content struct {
 	hash   store.Hash
 	bytes  []byte
 	stored bool
+	info   fs.FileInfo // the opened file's stat after the read; nil for a symlink
 }
 
 func (ws *Workspace) content(root *os.Root, path string, st store.State) (content, error) {
@@ -148,7 +155,8 @@ func (ws *Workspace) content(root *os.Root, path string, st store.State) (conten
 		if _, err := io.Copy(h, f); err != nil {
 			return content{}, err
 		}
-		return content{hash: h.Sum()}, nil
+		info, err := f.Stat()
+		return content{hash: h.Sum(), info: info}, err
 	}
 	b := make([]byte, 0, st.Hash.Size+1)
 	for {
@@ -164,5 +172,6 @@ func (ws *Workspace) content(root *os.Root, path string, st store.State) (conten
 			b = append(b, 0)[:len(b)]
 		}
 	}
-	return content{hash: store.HashBytes(b), bytes: b, stored: true}, nil
+	info, err := f.Stat()
+	return content{hash: store.HashBytes(b), bytes: b, stored: true, info: info}, err
 }
