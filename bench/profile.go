@@ -46,7 +46,7 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 		return nil
 	})
 	open := func() (*drift.Engine, error) {
-		ws, err := snapshot.Open(state, root, snapshot.Options{MaxFileSize: 50 << 20, LockTimeout: time.Second})
+		ws, err := snapshot.Open(state, root, snapshot.Options{MaxFileSize: 50 << 20, LockTimeout: time.Second, ShortLived: true})
 		if err != nil {
 			return nil, err
 		}
