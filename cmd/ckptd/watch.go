@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,14 +42,7 @@ are captured, the stores are closed, and ckptd exits 0.`,
 	}
 }
 
-// memoryLimit is the daemon's soft heap limit: a long-running watcher
-// should give memory back after a burst (GOMEMLIMIT overrides it).
-const memoryLimit = 192 << 20
-
 func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memoryLimit)
-	}
 	base, err := config.Load(config.Options{Flags: flags})
 	if err != nil {
 		return err
@@ -80,6 +71,9 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 		return err
 	}
 	defer release()
+	mctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go limitMemory(mctx)
 	return newDaemon(ctx, base, flags, log).run(roots)
 }
 
