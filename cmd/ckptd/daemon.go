@@ -68,6 +68,9 @@ func (d *daemon) run(roots []string) error {
 	}
 	if d.ctx.Err() == nil {
 		d.log.Info("serving", "workspaces", len(d.srv.Roots()))
+		// The first imports are done: from here on, hold the heap close
+		// to what is live (an import's garbage is collected at its pace).
+		go limitMemory(d.watchCtx)
 	}
 	select {
 	case <-d.ctx.Done():

@@ -71,9 +71,6 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 		return err
 	}
 	defer release()
-	mctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go limitMemory(mctx)
 	return newDaemon(ctx, base, flags, log).run(roots)
 }
 
