@@ -188,8 +188,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		return err
 	}
 	defer root.Close()
-	// A small buffer: each result may hold a large file's content.
-	results := make(chan observed, ws.opts.Workers)
+	results := newPipe()
 	jobs := make(chan candidate)
 	var wg sync.WaitGroup
 	for range min(ws.opts.Workers, max(len(cands), 1)) {
@@ -200,7 +199,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 			defer dirs.close()
 			for c := range jobs {
 				r, name := dirs.lookup(c.path)
-				results <- ws.read(r, name, c)
+				results.send(ws.read(r, name, c))
 			}
 		}()
 	}
@@ -216,10 +215,10 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
+	go func() { wg.Wait(); results.close() }()
 	defer func() {
 		cancel()
-		for range results {
+		for _, ok := results.recv(); ok; _, ok = results.recv() {
 		}
 	}()
 
@@ -232,7 +231,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	// store opened for reading only is never reopened for writing.
 	var first *observed
 	if len(gone) == 0 {
-		for o := range results {
+		for o, ok := results.recv(); ok; o, ok = results.recv() {
 			if !settlesNothing(prev[o.path], o) {
 				first = &o
 				break
@@ -258,7 +257,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 			}
 		}
 		done := 0
-		for o := range results {
+		for o, ok := results.recv(); ok; o, ok = results.recv() {
 			if err := ws.record(w, prev[o.path], o, attr); err != nil {
 				return err
 			}
