@@ -56,11 +56,26 @@ func (r *Reader) DeltaBase(h Hash) (DeltaBase, error) {
 	return DeltaBase{hash: h, content: b, depth: depth}, nil
 }
 
-// blob reads the content with hash h, and how many deltas it took. A blob
-// that fits one chunk is read with one lookup per link of its chain: first
-// down the chain to the whole blob at its root, then each delta applied on
-// the way back up, so each link is read and decoded once.
+// errDamaged is a content whose bytes, read back, do not hash to its key.
+var errDamaged = errors.New("its content read back does not match its hash: the store is damaged")
+
+// blob reads the content with hash h, and how many deltas it took, and
+// checks the bytes against h: whatever the codecs (raw chunks and deltas
+// carry no checksum of their own), nothing is restored or diffed from a
+// content that is not the one recorded.
 func (r *Reader) blob(h Hash) ([]byte, int, error) {
+	b, depth, err := r.assemble(h)
+	if err == nil && HashBytes(b) != h {
+		return nil, 0, fmt.Errorf("store: blob %x: %w", h.H1, errDamaged)
+	}
+	return b, depth, err
+}
+
+// assemble reads the content with hash h. A blob that fits one chunk is
+// read with one lookup per link of its chain: first down the chain to the
+// whole blob at its root, then each delta applied on the way back up, so
+// each link is read and decoded once.
+func (r *Reader) assemble(h Hash) ([]byte, int, error) {
 	if h.Size < 0 {
 		return nil, 0, ErrNotFound
 	}

@@ -40,6 +40,7 @@ func RunConformance(t *testing.T, open func(t *testing.T) *Store) {
 		{"BlobRoundTrip", confBlobRoundTrip},
 		{"BlobDedup", confBlobDedup},
 		{"BlobsNeverConfused", confBlobsNeverConfused},
+		{"BlobDamaged", confBlobDamaged},
 		{"BlobCorruptHash", confBlobCorruptHash},
 		{"BlobPartialAfterSplit", confBlobPartialAfterSplit},
 		{"BlobDeltaRoundTrip", confBlobDeltaRoundTrip},
@@ -297,13 +298,55 @@ func confBlobsNeverConfused(t *testing.T, open func(t *testing.T) *Store) {
 		}
 		return w.PutBlob(hc, EncodeBlob(c))
 	})
+	// Each is stored under its own key (assemble reads the bytes without
+	// the hash check); reading a forged one is an error, never another's
+	// content.
 	for _, x := range []struct {
 		h    Hash
 		want []byte
 	}{{ha, a}, {hb, b}, {hc, c}} {
-		if got := confReadBlob(t, s, x.h); !bytes.Equal(got, x.want) {
-			t.Errorf("blob %v = %q, want %q", x.h, got, x.want)
+		confMustView(t, s, func(r *Reader) error {
+			got, _, err := r.assemble(x.h)
+			if err != nil || !bytes.Equal(got, x.want) {
+				t.Errorf("blob %v holds %q, %v; want %q", x.h, got, err, x.want)
+			}
+			return nil
+		})
+	}
+	if got := confReadBlob(t, s, ha); !bytes.Equal(got, a) {
+		t.Errorf("blob %v = %q, want %q", ha, got, a)
+	}
+	for _, h := range []Hash{hb, hc} {
+		err := s.View(func(r *Reader) error {
+			_, err := r.Blob(h)
+			return err
+		})
+		if !errors.Is(err, errDamaged) {
+			t.Errorf("Blob(%v) of a forged hash: %v, want errDamaged", h, err)
 		}
+	}
+}
+
+// confBlobDamaged: a content whose stored bytes changed (a raw chunk, which
+// no codec checksum covers) is an error when read, not a wrong content.
+func confBlobDamaged(t *testing.T, open func(t *testing.T) *Store) {
+	s := open(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	data := confRandBytes(rng, 1000) // incompressible: stored raw
+	h := HashBytes(data)
+	chunks := EncodeBlob(data)
+	if chunks[0][0] != codecRaw {
+		t.Fatalf("codec %d, want raw", chunks[0][0])
+	}
+	damaged := bytes.Clone(chunks[0])
+	damaged[len(damaged)/2] ^= 1
+	confMustWrite(t, s, func(w *Writer) error { return w.set(blobKey(h, 0), damaged) })
+	err := s.View(func(r *Reader) error {
+		_, err := r.Blob(h)
+		return err
+	})
+	if !errors.Is(err, errDamaged) {
+		t.Fatalf("Blob of a damaged content: %v, want errDamaged", err)
 	}
 }
 
