@@ -29,7 +29,7 @@ var (
 // ShortValueThreshold is the value threshold of a store opened with
 // OpenLazy once it writes. Badger starts a new value-log file at every
 // read-write open and never merges them, so at ValueThreshold every
-// embedded command that stored a content over 4 KiB would leave a small
+// embedded command that stored a content would leave a small
 // file behind that every later open maps and every close syncs. At this
 // threshold (Badger's largest) only chunks of over 1 MiB compressed reach
 // the value log; everything else goes to the LSM tree, whose compaction
