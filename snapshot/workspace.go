@@ -40,6 +40,7 @@ type Workspace struct {
 
 	mu     sync.Mutex // serializes capture, cut and restore
 	active store.Active
+	links  linkIndex // under mu: names of multiply-linked files (links.go)
 	notify func(Event)
 }
 
