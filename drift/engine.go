@@ -38,9 +38,9 @@ type Engine struct {
 	sync func(ctx context.Context) error
 	// Daemon, if set, describes the daemon for status.
 	Daemon func() Daemon
-	// Rescanner, if set, is a full reconcile scan (the daemon's watcher
-	// re-walking the workspace): what Rescan runs. It is nil where every
-	// Sync is a full scan already (embedded).
+	// Rescanner, if set, is what Rescan runs: a full reconcile scan (the
+	// daemon's watcher re-walking the workspace), which also reads the
+	// files that a process has mapped for writing.
 	Rescanner func(ctx context.Context) error
 }
 
@@ -64,8 +64,7 @@ func (e *Engine) Sync(ctx context.Context) error {
 // Rescan makes the store match a full scan of the workspace: every file
 // stat'ed, those that differ from their entries read. It finds what no
 // file-system event reports (a write through a shared memory mapping).
-// Where Sync is a full scan already, it does nothing: the command's own
-// Sync scans.
+// Without a Rescanner it does nothing.
 func (e *Engine) Rescan(ctx context.Context) error {
 	if e.Rescanner == nil {
 		return nil

@@ -138,13 +138,22 @@ func (c *classifier) realDir(dir string) bool {
 
 // Reconcile makes the store match a full walk of the workspace: stat
 // first, hash only what differs; files the walk did not visit are deleted.
+// With Options.CheckMappings, files a process has mapped shared and
+// writable are read whatever their stat says (mapped.go).
 func (ws *Workspace) Reconcile(ctx context.Context, walk WalkFunc) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.reconcile(ctx, walk, ws.attr())
+	return ws.reconcile(ctx, walk, ws.attr(), ws.opts.CheckMappings)
 }
 
-func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr) error {
+// Rescan is Reconcile with CheckMappings, whatever the options say.
+func (ws *Workspace) Rescan(ctx context.Context, walk WalkFunc) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.reconcile(ctx, walk, ws.attr(), true)
+}
+
+func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr, checkMappings bool) error {
 	// Load the entries while the walk runs: both are mostly waiting on
 	// the kernel and the store, and a status must cost about one of them.
 	known := make(map[string]store.State, ws.st.Fingerprint().Count)
@@ -172,6 +181,10 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 	if err != nil {
 		return err
 	}
+	var mapped map[string]bool
+	if checkMappings {
+		mapped = mappedForWrite(ws.root)
+	}
 	links := linkIndex{}
 	var cands []candidate
 	for _, f := range files {
@@ -181,7 +194,7 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		prev, had := known[f.path]
 		if had {
 			delete(known, f.path)
-			if unchanged(prev, statState(f.info)) {
+			if !mapped[f.path] && unchanged(prev, statState(f.info)) {
 				continue
 			}
 		}

@@ -107,3 +107,54 @@ func TestPeriodicRescanFindsWritesThroughAMapping(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// TestRescanReadsFilesMappedForWriting: while a process holds a shared
+// writable mapping, a write to a page it wrote before (still dirty)
+// changes the file without moving any stat field, so a stat scan cannot
+// see it. --rescan also reads every workspace file that a process has
+// mapped shared and writable (/proc/PID/maps), in both modes.
+func TestRescanReadsFilesMappedForWriting(t *testing.T) {
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("data.bin", "hello world\n")
+		ws.start()
+		f, err := os.OpenFile(ws.path("data.bin"), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, err := unix.Mmap(int(f.Fd()), 0, 12, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Munmap(mem)
+
+		copy(mem, "HELLO") // the write fault moves the mtime
+		// Date it back, out of ckpt's racy window: its stat is trusted.
+		old := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(ws.path("data.bin"), old, old); err != nil {
+			t.Fatal(err)
+		}
+		var cp checkpointJSON
+		ws.ckptJSON(&cp, "checkpoint", "--rescan")
+		var before unix.Stat_t
+		if err := unix.Lstat(ws.path("data.bin"), &before); err != nil {
+			t.Fatal(err)
+		}
+		copy(mem, "howdy") // a dirty page: no fault, no new mtime
+		var after unix.Stat_t
+		if err := unix.Lstat(ws.path("data.bin"), &after); err != nil {
+			t.Fatal(err)
+		}
+		if before.Mtim != after.Mtim || before.Ctim != after.Ctim || before.Size != after.Size {
+			t.Skip("this kernel moved the stat on a write to a dirty mapped page: no gap to close here")
+		}
+		var d diffJSON
+		ws.ckptJSON(&d, "diff", cp.CheckpointID)
+		t.Logf("without --rescan, diff from the checkpoint lists %s", fmtList(kinds(d.Files)))
+		var s statusJSON
+		ws.ckptJSON(&s, "status", "--rescan")
+		ws.ckptJSON(&d, "diff", cp.CheckpointID)
+		assertChanges(t, "diff from the checkpoint after status --rescan", d.Files, want("modified data.bin"))
+	})
+}
