@@ -189,7 +189,7 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 	var cands []candidate
 	for _, f := range files {
 		if id, ok := linkedID(f.info); ok {
-			links.add(id, f.path)
+			links[id] = append(links[id], f.path) // a walk visits each path once
 		}
 		prev, had := known[f.path]
 		if had {

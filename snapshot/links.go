@@ -20,7 +20,8 @@ type fileID struct{ dev, ino uint64 }
 // workspace without hard links costs nothing. Every full scan rebuilds it
 // from the stat results of its walk (the daemon scans at start, after an
 // overflow and periodically); Capture adds the multiply-linked names it
-// sees in between. A name that stopped being a link of the file (removed,
+// sees in between, and looks up among the entries (by inode) the names of
+// a file it has none of yet (a link made while watched). A name that stopped being a link of the file (removed,
 // replaced, or restored: a restore writes a new file and renames it into
 // place, which leaves the other names on the old file) is dropped when a
 // lookup finds it no longer matches, or at the next scan.
