@@ -27,6 +27,9 @@ var keys = []key{
 	{"max_file_size", int64(50 << 20), parseSize, func(c *Config, v any) { c.MaxFileSize = v.(int64) }},
 	{"debounce", 20 * time.Millisecond, parseDur, func(c *Config, v any) { c.Debounce = v.(time.Duration) }},
 	{"max_delay", 500 * time.Millisecond, parseDur, func(c *Config, v any) { c.MaxDelay = v.(time.Duration) }},
+	// rescan_interval: the daemon's periodic full re-walk (stat every file,
+	// read what differs), which finds changes no inotify event reports
+	// (writes through a shared memory mapping); 0 = off.
 	{"rescan_interval", 15 * time.Minute, parseDur, func(c *Config, v any) { c.RescanInterval = v.(time.Duration) }},
 	{"sync_timeout", 30 * time.Second, parseDur, func(c *Config, v any) { c.SyncTimeout = v.(time.Duration) }},
 	{"lock_timeout", 30 * time.Second, parseDur, func(c *Config, v any) { c.LockTimeout = v.(time.Duration) }},

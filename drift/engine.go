@@ -38,6 +38,10 @@ type Engine struct {
 	sync func(ctx context.Context) error
 	// Daemon, if set, describes the daemon for status.
 	Daemon func() Daemon
+	// Rescanner, if set, is what Rescan runs: a full reconcile scan (the
+	// daemon's watcher re-walking the workspace), which also reads the
+	// files that a process has mapped for writing.
+	Rescanner func(ctx context.Context) error
 }
 
 // New returns an Engine over ws. sync must return only once every change
@@ -53,6 +57,20 @@ func (e *Engine) Workspace() *snapshot.Workspace { return e.ws }
 func (e *Engine) Sync(ctx context.Context) error {
 	if err := e.sync(ctx); err != nil {
 		return fmt.Errorf("sync with the disk: %w", err)
+	}
+	return nil
+}
+
+// Rescan makes the store match a full scan of the workspace: every file
+// stat'ed, those that differ from their entries read. It finds what no
+// file-system event reports (a write through a shared memory mapping).
+// Without a Rescanner it does nothing.
+func (e *Engine) Rescan(ctx context.Context) error {
+	if e.Rescanner == nil {
+		return nil
+	}
+	if err := e.Rescanner(ctx); err != nil {
+		return fmt.Errorf("rescan the workspace: %w", err)
 	}
 	return nil
 }

@@ -49,6 +49,13 @@ func (w *WorkspaceClient) Checkpoint(ctx context.Context, message string) (drift
 	return call[drift.Checkpoint](ctx, w, http.MethodPost, "/v1/checkpoint", w.query(), checkpointBody{Message: message})
 }
 
+// Rescan is POST /v1/rescan: the daemon re-walks the workspace before it
+// answers.
+func (w *WorkspaceClient) Rescan(ctx context.Context) error {
+	_, err := call[struct{}](ctx, w, http.MethodPost, "/v1/rescan", w.query(), nil)
+	return err
+}
+
 // Log is GET /v1/log.
 func (w *WorkspaceClient) Log(ctx context.Context, n int) (drift.Log, error) {
 	return call[drift.Log](ctx, w, http.MethodGet, "/v1/log", w.query("n", strconv.Itoa(n)), nil)

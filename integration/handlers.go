@@ -153,6 +153,9 @@ var engineRoutes = map[string]engineRoute{
 		}
 		return answer(e.Checkpoint(ctx, b.Message))
 	}},
+	"/v1/rescan": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
+		return struct{}{}, e.Rescan(ctx)
+	}},
 	"/v1/log": {http.MethodGet, false, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
 		n := 0
 		if q := r.URL.Query().Get("n"); q != "" {

@@ -35,7 +35,7 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	defer ws.mu.Unlock()
 	var c *classifier
 	err := ws.st.View(func(r *store.Reader) error {
-		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}}
+		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}, links: ws.links}
 		for _, p := range paths {
 			if !validRel(p) {
 				continue
@@ -44,7 +44,7 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 				return err
 			}
 		}
-		return nil
+		return c.findLinks()
 	})
 	if err != nil {
 		return err
@@ -60,6 +60,10 @@ type classifier struct {
 	seen  map[string]bool
 	cands []candidate
 	gone  map[string]store.State
+	links linkIndex // the workspace's; the other names of a changed file are captured too
+	// unknown: multiply-linked files met whose other names the index does
+	// not know, by inode (findLinks looks them up).
+	unknown map[uint64][]fileID
 }
 
 func (c *classifier) path(p string, expand bool) error {
@@ -82,6 +86,11 @@ func (c *classifier) path(p string, expand bool) error {
 		c.cands = append(c.cands, candidate{path: p, info: info, prev: prev, hadPrev: had})
 	case had:
 		c.gone[p] = prev
+	}
+	if captured {
+		if err := c.linked(p, info); err != nil {
+			return err
+		}
 	}
 	if !expand {
 		return nil
@@ -129,13 +138,22 @@ func (c *classifier) realDir(dir string) bool {
 
 // Reconcile makes the store match a full walk of the workspace: stat
 // first, hash only what differs; files the walk did not visit are deleted.
+// With Options.CheckMappings, files a process has mapped shared and
+// writable are read whatever their stat says (mapped.go).
 func (ws *Workspace) Reconcile(ctx context.Context, walk WalkFunc) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.reconcile(ctx, walk, ws.attr())
+	return ws.reconcile(ctx, walk, ws.attr(), ws.opts.CheckMappings)
 }
 
-func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr) error {
+// Rescan is Reconcile with CheckMappings, whatever the options say.
+func (ws *Workspace) Rescan(ctx context.Context, walk WalkFunc) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.reconcile(ctx, walk, ws.attr(), true)
+}
+
+func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr, checkMappings bool) error {
 	// Load the entries while the walk runs: both are mostly waiting on
 	// the kernel and the store, and a status must cost about one of them.
 	known := make(map[string]store.State, ws.st.Fingerprint().Count)
@@ -163,17 +181,26 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 	if err != nil {
 		return err
 	}
+	var mapped map[string]bool
+	if checkMappings {
+		mapped = mappedForWrite(ws.root)
+	}
+	links := linkIndex{}
 	var cands []candidate
 	for _, f := range files {
+		if id, ok := linkedID(f.info); ok {
+			links[id] = append(links[id], f.path) // a walk visits each path once
+		}
 		prev, had := known[f.path]
 		if had {
 			delete(known, f.path)
-			if unchanged(prev, statState(f.info)) {
+			if !mapped[f.path] && unchanged(prev, statState(f.info)) {
 				continue
 			}
 		}
 		cands = append(cands, candidate{path: f.path, info: f.info, prev: prev, hadPrev: had})
 	}
+	ws.links = links
 	return ws.ingest(ctx, cands, known, attr)
 }
 

@@ -201,7 +201,7 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err != nil || have {
 		return store.Checkpoint{}, false, err
 	}
-	if err := ws.reconcile(ctx, walk, store.Attr{}); err != nil {
+	if err := ws.reconcile(ctx, walk, store.Attr{}, false); err != nil {
 		return store.Checkpoint{}, false, err
 	}
 	cp, err := ws.cut(ReasonInitial, "", store.Attr{})

@@ -14,6 +14,21 @@
 // scan (the racy-timestamp rule). Files over MaxFileSize are hashed but not
 // stored.
 //
+// A file with several hard links changes under every name when one is
+// written, but inotify names only the one written. Capture therefore also
+// captures every other recorded name of a multiply-linked file it sees
+// (links.go: an index of device and inode to names, for files whose link
+// count is above one, rebuilt by every Reconcile; a file the index does not
+// know yet is looked up among the entries by inode). Hard links are not
+// part of a path's state: a restore writes each name as a file of its own.
+//
+// A write through a shared memory mapping raises no event, and moves the
+// file's mtime only at the write fault that makes a clean page writable,
+// so a stat scan misses a later write to a page still dirty. Rescan (and
+// Reconcile with Options.CheckMappings: the daemon's scans) therefore
+// reads every file that a process has mapped shared and writable, as
+// /proc/PID/maps lists them (mapped.go), whatever its stat says.
+//
 // # Fingerprint
 //
 // The fingerprint is Σ xxhash64(path, content hash, mode) mod 2^64 over

@@ -28,6 +28,12 @@ type Options struct {
 	// only when something is to be written (store.OpenLazy): for a
 	// process that opens the workspace for one command.
 	ShortLived bool
+	// CheckMappings makes every Reconcile read the files that a process
+	// has mapped shared and writable, whatever their stat says: writes
+	// through such a mapping need not move the stat (mapped.go). It costs
+	// a read of every process's memory map per scan: for a daemon, whose
+	// scans are rare, not for a command that scans each time.
+	CheckMappings bool
 }
 
 // Workspace is one watched directory and its store. Its methods are safe
@@ -40,6 +46,7 @@ type Workspace struct {
 
 	mu     sync.Mutex // serializes capture, cut and restore
 	active store.Active
+	links  linkIndex // under mu: names of multiply-linked files (links.go)
 	notify func(Event)
 }
 

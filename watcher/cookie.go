@@ -27,6 +27,7 @@ type round struct {
 	name    string // cookie base name; set before the file is created
 	created bool   // the creator has created the file
 	seen    bool   // the processor has seen its event
+	rewalk  bool   // a caller asked for a full re-walk (Rescan) before it completes
 	closed  bool   // done is closed and err set
 	done    chan struct{}
 	err     error
@@ -43,21 +44,33 @@ type round struct {
 // before the initial reconcile is done waits for it. Sync returns an error
 // when ctx ends first, the watcher is not running, or the sink failed and
 // the re-walk that followed failed too: never a stale success.
-func (w *Watcher) Sync(ctx context.Context) error {
+func (w *Watcher) Sync(ctx context.Context) error { return w.sync(ctx, "sync", false) }
+
+// Rescan is Sync with a full re-walk (Sink.Reconcile: stat every file, read
+// what differs) before its first round completes. It finds what no event
+// reports: writes through a shared memory mapping, a hard link written
+// through a name outside the workspace, changes the kernel dropped.
+// Concurrent callers share a walk when they join the same round.
+func (w *Watcher) Rescan(ctx context.Context) error { return w.sync(ctx, "rescan", true) }
+
+// sync waits for the initial reconcile, then runs rounds until
+// .git/index.lock is gone; rewalk makes the first re-walk the workspace.
+func (w *Watcher) sync(ctx context.Context, op string, rewalk bool) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("watcher: sync %s: %w", w.root, err)
+		return fmt.Errorf("watcher: %s %s: %w", op, w.root, err)
 	}
 	select {
 	case <-w.ready:
 	case <-w.done:
 		return errClosed
 	case <-ctx.Done():
-		return fmt.Errorf("watcher: sync %s: %w", w.root, ctx.Err())
+		return fmt.Errorf("watcher: %s %s: %w", op, w.root, ctx.Err())
 	}
 	for {
-		if err := w.syncRound(ctx); err != nil {
+		if err := w.syncRound(ctx, rewalk); err != nil {
 			return err
 		}
+		rewalk = false
 		held, err := w.waitIndexLock(ctx)
 		if err != nil || !held {
 			return err
@@ -67,8 +80,9 @@ func (w *Watcher) Sync(ctx context.Context) error {
 }
 
 // syncRound joins the next round, starting it if none is in flight, and
-// waits for it.
-func (w *Watcher) syncRound(ctx context.Context) error {
+// waits for it. rewalk makes the round re-walk the workspace: the round
+// has not started, so its walk begins after this call.
+func (w *Watcher) syncRound(ctx context.Context, rewalk bool) error {
 	w.cmu.Lock()
 	if w.finished {
 		w.cmu.Unlock()
@@ -78,6 +92,7 @@ func (w *Watcher) syncRound(ctx context.Context) error {
 		w.next = &round{done: make(chan struct{})}
 	}
 	r := w.next
+	r.rewalk = r.rewalk || rewalk
 	start := w.cur == nil
 	if start {
 		w.cur, w.next = r, nil
@@ -157,8 +172,10 @@ func (w *Watcher) cookieSeen(ctx context.Context, name string) {
 	w.cmu.Lock()
 	r := w.cur
 	match := r != nil && r.name == name && !r.closed
+	rescan := false
 	if match {
 		r.seen = true
+		rescan = r.rewalk
 	}
 	w.cmu.Unlock()
 	if !match || w.overflow.Load() {
@@ -169,6 +186,9 @@ func (w *Watcher) cookieSeen(ctx context.Context, name string) {
 	}
 	if w.degraded && w.needWalk == "" {
 		w.needWalk = "sync while directories are unwatched"
+	}
+	if rescan && w.needWalk == "" {
+		w.needWalk = "rescan requested"
 	}
 	switch {
 	case w.needWalk == "":

@@ -100,5 +100,8 @@
 // is logged with the sysctl to run, and the watcher re-walks every
 // DegradedRescanInterval and at every Sync until a re-walk watches
 // everything. Sync waits for its round, then while .git/index.lock exists,
-// and then runs another round.
+// and then runs another round. Rescan is a Sync whose first round re-walks
+// the workspace before it completes: it finds changes no event reports
+// (writes through a shared memory mapping), as the periodic re-walk
+// (Options.RescanInterval) does on its own.
 package watcher

@@ -9,12 +9,20 @@ import (
 )
 
 func newCheckpointCommand(g *globalOptions) *cobra.Command {
-	var message string
+	var (
+		message string
+		rescan  bool
+	)
 	cmd := &cobra.Command{
-		Use:   "checkpoint [-m MSG]",
+		Use:   "checkpoint [-m MSG] [--rescan]",
 		Short: "Cut a manual checkpoint",
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
+			if rescan {
+				if err := b.Rescan(ctx); err != nil {
+					return err
+				}
+			}
 			cp, err := b.Checkpoint(ctx, message)
 			if err != nil {
 				return err
@@ -23,6 +31,7 @@ func newCheckpointCommand(g *globalOptions) *cobra.Command {
 		}),
 	}
 	cmd.Flags().StringVarP(&message, "message", "m", "", "a message to keep with the checkpoint")
+	addRescanFlag(cmd, &rescan)
 	return cmd
 }
 

@@ -19,6 +19,7 @@ import (
 type backend interface {
 	Status(ctx context.Context) (drift.Status, error)
 	Checkpoint(ctx context.Context, message string) (drift.Checkpoint, error)
+	Rescan(ctx context.Context) error
 	Log(ctx context.Context, n int) (drift.Log, error)
 	Show(ctx context.Context, id string) (drift.Show, error)
 	Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error)

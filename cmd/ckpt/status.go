@@ -11,11 +11,17 @@ import (
 )
 
 func newStatusCommand(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
-		Use:   "status",
+	var rescan bool
+	cmd := &cobra.Command{
+		Use:   "status [--rescan]",
 		Short: "Show the daemon's state and what changed since the current checkpoint",
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
+			if rescan {
+				if err := b.Rescan(ctx); err != nil {
+					return err
+				}
+			}
 			s, err := b.Status(ctx)
 			if err != nil {
 				return err
@@ -23,6 +29,15 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 			return g.emit(s, func(w io.Writer) { writeStatus(w, s) })
 		}),
 	}
+	addRescanFlag(cmd, &rescan)
+	return cmd
+}
+
+// addRescanFlag adds --rescan: a full scan of the workspace before the
+// command answers, through the daemon too.
+func addRescanFlag(cmd *cobra.Command, rescan *bool) {
+	cmd.Flags().BoolVar(rescan, "rescan", false,
+		"scan the whole workspace first (stat every file, read what differs): finds changes no file-system event reports, such as writes through a shared memory mapping")
 }
 
 func writeStatus(w io.Writer, s drift.Status) {

@@ -67,7 +67,8 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 		return nil, err
 	}
 	wd := &Watched{Workspace: ws, Watcher: w, Dirs: dirs, retention: cfg.Retention, logf: o.Logf, stopped: make(chan struct{})}
-	wd.Engine = drift.New(ws, wd.syncFunc(cfg.SyncTimeout))
+	wd.Engine = drift.New(ws, wd.barrier(cfg.SyncTimeout, w.Sync))
+	wd.Engine.Rescanner = wd.barrier(cfg.SyncTimeout, w.Rescan)
 	return wd, nil
 }
 
@@ -108,9 +109,10 @@ func (wd *Watched) Close() error {
 	return errors.Join(wd.Workspace.Store().Sync(), wd.Workspace.Close())
 }
 
-// syncFunc is the engine's Sync: wait for the initial reconcile, then pass
+// barrier is the engine's Sync (with the watcher's Sync) or its Rescanner
+// (with the watcher's Rescan): wait for the initial reconcile, then pass
 // the cookie barrier within timeout.
-func (wd *Watched) syncFunc(timeout time.Duration) func(context.Context) error {
+func (wd *Watched) barrier(timeout time.Duration, pass func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
 		select {
 		case <-wd.Watcher.Ready():
@@ -124,7 +126,7 @@ func (wd *Watched) syncFunc(timeout time.Duration) func(context.Context) error {
 			sctx, cancel = context.WithTimeout(ctx, timeout)
 		}
 		defer cancel()
-		err := wd.Watcher.Sync(sctx)
+		err := pass(sctx)
 		if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
 			return wd.timeoutError(timeout)
 		}

@@ -39,6 +39,9 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 		LockTimeout: cfg.LockTimeout,
 		Progress:    progress,
 		ShortLived:  shortLived,
+		// The daemon's scans are rare (start, overflow, periodic, --rescan):
+		// they can afford to read every process's memory map.
+		CheckMappings: !shortLived,
 	})
 	if err != nil {
 		return nil, err
@@ -62,12 +65,21 @@ func Embedded(ctx context.Context, cfg *config.Config, root string, progress fun
 	if err != nil {
 		return nil, err
 	}
-	return drift.New(ws, func(ctx context.Context) error {
+	eng := drift.New(ws, func(ctx context.Context) error {
 		if err := waitForGit(ctx, root, cfg.SyncTimeout); err != nil {
 			return err
 		}
 		return ws.Reconcile(ctx, w.Walk)
-	}), nil
+	})
+	// Every command scans already; a rescan also reads the files that a
+	// process has mapped for writing.
+	eng.Rescanner = func(ctx context.Context) error {
+		if err := waitForGit(ctx, root, cfg.SyncTimeout); err != nil {
+			return err
+		}
+		return ws.Rescan(ctx, w.Walk)
+	}
+	return eng, nil
 }
 
 // waitForGit holds a scan while .git/index.lock exists: a checkout is
