@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -186,5 +190,53 @@ func TestOverlappingWindows(t *testing.T) {
 		ws.ckptJSON(&end, "run", "end", "--session", "s", "--run", "r")
 		assertShared(t, "run end (its own windows are not others)", end.Files,
 			"modified a.txt", "modified b.txt", "modified both.txt", "modified one.txt", "deleted two.txt")
+	})
+}
+
+// TestOverlappingHookSessions is semantic 13 through the Claude Code hook:
+// two sessions' turns overlap, and what changed while session A's Bash call
+// was open is that call's, shared with session B's turn, and B's turn
+// reports it shared with A's call.
+func TestOverlappingHookSessions(t *testing.T) {
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("f.txt", "v1\n")
+		ws.start()
+		hook := func(session string, payload map[string]any) {
+			t.Helper()
+			payload["session_id"] = session
+			payload["cwd"] = ws.root
+			payload["transcript_path"] = filepath.Join(ws.base, session+".jsonl")
+			b, err := json.Marshal(payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(ckptBin, "hook", "claude-code")
+			cmd.Dir, cmd.Env, cmd.Stdin = ws.base, ws.env, bytes.NewReader(b)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("hook %s for %s: %v\n%s", payload["hook_event_name"], session, err, out)
+			}
+		}
+		bash := func(event string) map[string]any {
+			return map[string]any{
+				"hook_event_name": event, "tool_name": "Bash", "tool_use_id": "toolu_A",
+				"tool_input": map[string]any{"command": "sed -i s/v1/v2/ f.txt"},
+			}
+		}
+		hook("A", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "edit f"})
+		hook("A", bash("PreToolUse"))
+		hook("B", map[string]any{"hook_event_name": "UserPromptSubmit", "prompt": "something else"})
+		ws.sh("sed -i s/v1/v2/ f.txt")
+		hook("A", bash("PostToolUse"))
+
+		// The closed window's report, asked again.
+		var te sharedToolEnd
+		ws.ckptJSON(&te, "tool", "end", "--session", "A", "--run", "turn-1", "--call", "toolu_A")
+		assertShared(t, "A's Bash call", te.Changes, "modified f.txt shared with B/turn-1")
+		hook("B", map[string]any{"hook_event_name": "Stop"})
+		var d sharedFiles
+		ws.ckptJSON(&d, "diff", "--session", "B", "--run", "turn-1")
+		assertShared(t, "B's turn", d.Files, "modified f.txt shared with A/turn-1/toolu_A")
+		hook("A", map[string]any{"hook_event_name": "Stop"})
 	})
 }
