@@ -64,19 +64,36 @@ func (s *sharing) note(c store.Change) bool {
 	return true
 }
 
-// mark sets SharedWith on each change, sorted.
+// with is who else was open when path changed inside the opening,
+// sorted; nil when nobody was.
+func (s *sharing) with(path string) []Party {
+	with := s.paths[path]
+	if len(with) == 0 {
+		return nil
+	}
+	with = slices.Clone(with)
+	slices.SortFunc(with, func(a, b Party) int {
+		return cmp.Or(cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.RunID, b.RunID), cmp.Compare(a.ToolCallID, b.ToolCallID))
+	})
+	return with
+}
+
+// mark sets SharedWith on each change.
 func (s *sharing) mark(changes []Change) {
 	for i := range changes {
-		with := s.paths[changes[i].Path]
-		if len(with) == 0 {
-			continue
-		}
-		with = slices.Clone(with)
-		slices.SortFunc(with, func(a, b Party) int {
-			return cmp.Or(cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.RunID, b.RunID), cmp.Compare(a.ToolCallID, b.ToolCallID))
-		})
-		changes[i].SharedWith = with
+		changes[i].SharedWith = s.with(changes[i].Path)
 	}
+}
+
+// SharedWith is who else a journal entry's stamp names besides the run
+// or tool call it names first (Attr.Shared), as the CLI shows them: the
+// shared_with of that one change.
+func SharedWith(a store.Attr) []Party {
+	var out []Party
+	for _, p := range a.Shared {
+		out = append(out, Party{SessionID: p.Session, RunID: p.Run, ToolCallID: p.Call})
+	}
+	return out
 }
 
 // withRun is a with run (session, run) as its newest open run.

@@ -81,11 +81,7 @@ func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) 
 			return ToolEnd{}, err
 		}
 	}
-	// Every change captured while the window was open is the window's:
-	// the disk does not say which process wrote it. Those captured while
-	// other runs or windows were open too are marked shared with them.
-	sh := newSharing(windowOpening(tw))
-	fcs, err := e.ws.Diff(tw.StartSeq, tw.EndSeq, nil, sh.note)
+	fcs, sh, err := e.windowDiff(tw)
 	if err != nil {
 		return ToolEnd{}, err
 	}
@@ -111,4 +107,19 @@ func (e *Engine) window(req ToolRequest) (store.ToolWindow, error) {
 		return err
 	})
 	return tw, err
+}
+
+// windowDiff is what a tool window changed: the net changes over its
+// stretch of the journal, its pre_write to its end (to the head while it
+// is open). Every change captured meanwhile is the window's: the disk does
+// not say which process wrote it. sh says, per path, which other runs and
+// windows were open too.
+func (e *Engine) windowDiff(tw store.ToolWindow) (fcs []snapshot.FileChange, sh *sharing, err error) {
+	to := tw.EndSeq
+	if to == 0 {
+		to = e.ws.Head()
+	}
+	sh = newSharing(windowOpening(tw))
+	fcs, err = e.ws.Diff(tw.StartSeq, to, nil, sh.note)
+	return fcs, sh, err
 }
