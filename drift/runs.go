@@ -123,9 +123,20 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (RunEnd, error
 		return RunEnd{}, err
 	}
 	if rec.EndID == "" {
-		closeRun := func(a store.Active) store.Active { return withoutRun(a, session, run) }
+		var calls []string // its windows still open: they end with it
+		closeRun := func(a store.Active) store.Active {
+			for _, r := range a.Runs {
+				if r.Session == session && r.Run == run {
+					calls = r.Calls
+				}
+			}
+			return withoutRun(a, session, run)
+		}
 		end, err := e.ws.CutActive(snapshot.ReasonEndOfTurn, "", store.Attr{Session: session, Run: run}, closeRun)
 		if err != nil {
+			return RunEnd{}, err
+		}
+		if err := e.endWindows(session, run, calls, end.Seq); err != nil {
 			return RunEnd{}, err
 		}
 		rec.EndID, rec.EndSeq = end.ID, end.Seq

@@ -137,3 +137,17 @@ func TestSequentialWindowsShareNothing(t *testing.T) {
 		"modified a": {{SessionID: "s", RunID: "r"}},
 	})
 }
+
+// TestWindowEndsWithItsRun: a window still open when its run ends stops
+// there; what changes after the run is not the window's.
+func TestWindowEndsWithItsRun(t *testing.T) {
+	ctx := context.Background()
+	e, root := newEngine(t, map[string]string{"a": "1", "b": "1"})
+	must[RunStart](t)(e.RunStart(ctx, "s", "r"))
+	c := ToolRequest{Session: "s", Run: "r", Call: "c"}
+	must[Checkpoint](t)(e.ToolStart(ctx, c))
+	write(t, root, "a", "in the window")
+	must[RunEnd](t)(e.RunEnd(ctx, "s", "r"))
+	write(t, root, "b", "the person, after the run")
+	wantShared(t, "tool end after the run ended", must[ToolEnd](t)(e.ToolEnd(ctx, c)).Changes, map[string][]Party{"modified a": nil})
+}

@@ -123,3 +123,36 @@ func (e *Engine) windowDiff(tw store.ToolWindow) (fcs []snapshot.FileChange, sh 
 	fcs, err = e.ws.Diff(tw.StartSeq, to, nil, sh.note)
 	return fcs, sh, err
 }
+
+// endWindows closes the run's windows that are still open when it ends, at
+// seq: what is captured after the run is no window's.
+func (e *Engine) endWindows(session, run string, calls []string, seq uint64) error {
+	var open []store.ToolWindow
+	err := e.ws.Store().View(func(r *store.Reader) error {
+		for _, call := range calls {
+			tw, err := r.ToolWindow(session, run, call)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if tw.EndSeq == 0 {
+				open = append(open, tw)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(open) == 0 {
+		return err
+	}
+	return e.ws.Store().Write(func(w *store.Writer) error {
+		for _, tw := range open {
+			tw.EndSeq, tw.EndedAt = seq, time.Now().UTC()
+			if err := w.PutToolWindow(tw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
