@@ -43,23 +43,23 @@ type WorkspaceState struct {
 
 // Run is a run's persisted baseline.
 type Run struct {
-	Session    string    `json:"session_id"`
-	Run        string    `json:"run_id"`
-	BaselineID string    `json:"baseline_checkpoint_id"`
-	Drifted    bool      `json:"drifted"`
-	Drift      []string  `json:"drift,omitempty"`
-	EndID      string    `json:"end_checkpoint_id,omitempty"`
-	StartedAt  time.Time `json:"started_at"`
-	EndedAt    time.Time `json:"ended_at,omitzero"`
-	UpdatedAt  time.Time `json:"updated_at"`
-	StartSeq   uint64    `json:"start_seq"`
-	// OpenSeq is the journal head when the run opened: the entries after
-	// it (to EndSeq) were captured while it was open. 0 in records written
-	// before it was kept: StartSeq stands in.
-	OpenSeq        uint64    `json:"open_seq,omitempty"`
+	Session        string    `json:"session_id"`
+	Run            string    `json:"run_id"`
+	BaselineID     string    `json:"baseline_checkpoint_id"`
+	Drifted        bool      `json:"drifted"`
+	Drift          []string  `json:"drift,omitempty"`
+	EndID          string    `json:"end_checkpoint_id,omitempty"`
+	StartedAt      time.Time `json:"started_at"`
+	EndedAt        time.Time `json:"ended_at,omitzero"`
+	UpdatedAt      time.Time `json:"updated_at"`
+	StartSeq       uint64    `json:"start_seq"`
 	EndSeq         uint64    `json:"end_seq,omitempty"`
 	ActiveCallID   string    `json:"active_call_id,omitempty"`
 	ActiveCallFrom time.Time `json:"active_call_from,omitzero"`
+	// OpenSeq is the journal head when the run opened: the entries after
+	// it (to EndSeq) were captured while it was open. 0 in records written
+	// before it was kept: StartSeq stands in.
+	OpenSeq uint64 `json:"open_seq,omitempty"`
 }
 
 // ToolWindow is one tool call's window: from its pre_write checkpoint to its end.
