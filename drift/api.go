@@ -18,6 +18,18 @@ type Change struct {
 	Binary       bool   `json:"binary,omitempty"`
 	// By says who changed it: "run", "person" or "both".
 	By string `json:"by,omitempty"`
+	// SharedWith, in a tool window's changes and a run's files: the other
+	// runs and tool windows that were open when the path was changed. The
+	// disk does not say which of them wrote it, so each reports it.
+	SharedWith []Party `json:"shared_with,omitempty"`
+}
+
+// Party is a run, or one tool call of a run (ToolCallID set), open while
+// a change was made.
+type Party struct {
+	SessionID  string `json:"session_id"`
+	RunID      string `json:"run_id"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // Checkpoint is a checkpoint as the CLI shows it.

@@ -13,16 +13,24 @@
 // pre_run_drift_rebase checkpoint is cut now and is the baseline, and the
 // drift (the paths that differ) is reported and persisted with the run.
 // While a run is open, captured changes carry its session and run (and,
-// inside a tool window, the tool call). run end cuts end_of_turn, which
-// becomes the current checkpoint. A run's diff is from its persisted
+// inside a tool window, the tool call; see Concurrent sessions). run end
+// cuts end_of_turn, which becomes the current checkpoint. A run's diff is from its persisted
 // baseline, so it never contains the person's edits from before the run.
 //
 // # Concurrent sessions
 //
-// The disk does not say which process wrote a file. When two runs are open
-// on one workspace, changes are attributed to the run whose tool window
-// opened last (else the run that started last). Each run's diff is from its
-// own baseline, so it also shows the other run's changes to the same tree;
-// the store itself is never corrupted by this, since all writes go through
-// one serialized writer.
+// The disk does not say which process wrote a file, so ckpt does not
+// guess. Every change is stamped with every run and tool call open when it
+// was captured (the newest call of the newest run first, the others in
+// store.Attr.Shared); opening and closing a run or a window switches that
+// set atomically with its checkpoint, so the journal divides exactly at
+// each. A tool window's changes are those of its own stretch of the
+// journal (pre_write to its end), a run's those from its baseline to its
+// end, whoever's stamp an entry carries: each reports every change made
+// while it was open, and a path changed while another run or window was
+// open too carries shared_with naming them (a window of the same run is
+// another window; a run's own windows are the run). Both are read from
+// the journal and the persisted run and window records, so they hold
+// after a daemon restart. The store itself is never corrupted by
+// concurrent sessions, since all writes go through one serialized writer.
 package drift

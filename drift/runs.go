@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ckptdev/ckpt/snapshot"
@@ -68,20 +67,25 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		return res, err
 	}
 	attr := store.Attr{Session: session, Run: run}
+	open := func(a store.Active) store.Active { return withRun(a, session, run) }
 	fp := e.ws.Fingerprint()
 	baseline := cur
 	var drift []snapshot.FileChange
+	var openSeq uint64
 	if fp.Sum != cur.Fingerprint || fp.Count != cur.Files {
 		if drift, err = e.ws.Drift(cur, nil); err != nil {
 			return res, err
 		}
-		if baseline, err = e.ws.Cut(snapshot.ReasonPreRunDriftRebase, "", attr); err != nil {
+		if baseline, err = e.ws.CutActive(snapshot.ReasonPreRunDriftRebase, "", attr, open); err != nil {
 			return res, err
 		}
+		openSeq = baseline.Seq
+	} else if openSeq, err = e.ws.UpdateActive(open); err != nil {
+		return res, err
 	}
 	rec := store.Run{
 		Session: session, Run: run, BaselineID: baseline.ID,
-		StartedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC(), StartSeq: baseline.Seq,
+		StartedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC(), StartSeq: baseline.Seq, OpenSeq: openSeq,
 	}
 	if len(drift) > 0 {
 		rec.Drifted = true
@@ -89,17 +93,14 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		res.Warning = driftWarning(len(drift), baseline.ID)
 		for _, fc := range drift {
 			rec.Drift = append(rec.Drift, fc.Path)
-			res.Drift = append(res.Drift, Change{Path: fc.Path, Kind: fc.Kind.String()})
+			res.Drift = append(res.Drift, Change{Path: fc.Path, Kind: fc.Kind.String(), By: who(fc)})
 		}
 	}
 	res.PrevCheckpointID = baseline.ID
 	if err := e.putRun(rec); err != nil {
 		return res, err
 	}
-	if err := e.ws.SetCurrent(baseline); err != nil {
-		return res, err
-	}
-	return res, e.openRun(session, run)
+	return res, e.ws.SetCurrent(baseline)
 }
 
 func driftWarning(n int, baseline string) string {
@@ -122,8 +123,20 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (RunEnd, error
 		return RunEnd{}, err
 	}
 	if rec.EndID == "" {
-		end, err := e.ws.Cut(snapshot.ReasonEndOfTurn, "", store.Attr{Session: session, Run: run})
+		var calls []string // its windows still open: they end with it
+		closeRun := func(a store.Active) store.Active {
+			for _, r := range a.Runs {
+				if r.Session == session && r.Run == run {
+					calls = r.Calls
+				}
+			}
+			return withoutRun(a, session, run)
+		}
+		end, err := e.ws.CutActive(snapshot.ReasonEndOfTurn, "", store.Attr{Session: session, Run: run}, closeRun)
 		if err != nil {
+			return RunEnd{}, err
+		}
+		if err := e.endWindows(session, run, calls, end.Seq); err != nil {
 			return RunEnd{}, err
 		}
 		rec.EndID, rec.EndSeq = end.ID, end.Seq
@@ -132,9 +145,6 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (RunEnd, error
 			return RunEnd{}, err
 		}
 		if err := e.ws.SetCurrent(end); err != nil {
-			return RunEnd{}, err
-		}
-		if err := e.closeRun(session, run); err != nil {
 			return RunEnd{}, err
 		}
 	}
@@ -191,11 +201,13 @@ func (e *Engine) runDiff(rec store.Run, to, warning string, patch bool) (RunDiff
 		}
 		toSeq = cp.Seq
 	}
-	fcs, err := e.ws.Diff(base.Seq, toSeq, nil, nil)
+	sh := newSharing(runOpening(rec))
+	fcs, err := e.ws.Diff(base.Seq, toSeq, nil, sh.note)
 	if err != nil {
 		return RunDiff{}, err
 	}
 	d := RunDiff{CheckpointID: to, PrevCheckpointID: base.ID, WorkspaceDrifted: rec.Drifted, Files: changesOf(fcs)}
+	sh.mark(d.Files)
 	d.Warning = warning
 	if warning == "" && rec.Drifted {
 		d.Warning = driftWarning(len(rec.Drift), base.ID)
@@ -269,22 +281,4 @@ func (e *Engine) run(session, run string) (store.Run, error) {
 
 func (e *Engine) putRun(rec store.Run) error {
 	return e.ws.Store().Write(func(w *store.Writer) error { return w.PutRun(rec) })
-}
-
-// openRun makes the run the newest open one: captures go to it.
-func (e *Engine) openRun(session, run string) error {
-	a := e.ws.Active()
-	a.Runs = slices.DeleteFunc(slices.Clone(a.Runs), func(r store.ActiveRun) bool {
-		return r.Session == session && r.Run == run
-	})
-	a.Runs = append(a.Runs, store.ActiveRun{Session: session, Run: run})
-	return e.ws.SetActive(a)
-}
-
-func (e *Engine) closeRun(session, run string) error {
-	a := e.ws.Active()
-	a.Runs = slices.DeleteFunc(slices.Clone(a.Runs), func(r store.ActiveRun) bool {
-		return r.Session == session && r.Run == run
-	})
-	return e.ws.SetActive(a)
 }

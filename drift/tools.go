@@ -3,7 +3,6 @@ package drift
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/ckptdev/ckpt/snapshot"
@@ -20,8 +19,9 @@ func checkTool(req ToolRequest) error {
 	return checkName("tool call", req.Call)
 }
 
-// ToolStart opens a tool window: it cuts pre_write, and attributes what is
-// captured from now on to the call.
+// ToolStart opens a tool window: it cuts pre_write and, in the same
+// commit, opens the call: what is captured from now on is attributed to it
+// (and to whatever else is open).
 func (e *Engine) ToolStart(ctx context.Context, req ToolRequest) (Checkpoint, error) {
 	if err := checkTool(req); err != nil {
 		return Checkpoint{}, err
@@ -37,7 +37,9 @@ func (e *Engine) ToolStart(ctx context.Context, req ToolRequest) (Checkpoint, er
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return Checkpoint{}, err
 	}
-	cp, err := e.ws.Cut(snapshot.ReasonPreWrite, req.Command, store.Attr{Session: req.Session, Run: req.Run, Call: req.Call})
+	attr := store.Attr{Session: req.Session, Run: req.Run, Call: req.Call}
+	open := func(a store.Active) store.Active { return withCall(a, req) }
+	cp, err := e.ws.CutActive(snapshot.ReasonPreWrite, req.Command, attr, open)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -45,26 +47,14 @@ func (e *Engine) ToolStart(ctx context.Context, req ToolRequest) (Checkpoint, er
 		Session: req.Session, Run: req.Run, Call: req.Call, Command: req.Command,
 		CheckpointID: cp.ID, StartSeq: cp.Seq, StartedAt: time.Now().UTC(),
 	}
-	if err := e.ws.Store().Write(func(w *store.Writer) error { return w.PutToolWindow(tw) }); err != nil {
-		return Checkpoint{}, err
-	}
-	a := e.ws.Active()
-	a.Runs = slices.Clone(a.Runs)
-	i := slices.IndexFunc(a.Runs, func(r store.ActiveRun) bool { return r.Session == req.Session && r.Run == req.Run })
-	if i < 0 {
-		a.Runs = append(a.Runs, store.ActiveRun{Session: req.Session, Run: req.Run})
-		i = len(a.Runs) - 1
-	}
-	r := a.Runs[i]
-	r.Calls = append(slices.Clone(r.Calls), req.Call)
-	// The run with the newest window is the newest: captures go to it.
-	a.Runs = append(slices.Delete(a.Runs, i, i+1), r)
-	return checkpointOf(cp), e.ws.SetActive(a)
+	err = e.ws.Store().Write(func(w *store.Writer) error { return w.PutToolWindow(tw) })
+	return checkpointOf(cp), err
 }
 
 // ToolEnd closes a tool window and reports its side effects, read from the
-// journal: the paths the call changed, net (a file created and deleted in
-// the window is no change).
+// journal between its pre_write and its end: the paths changed while it was
+// open, net (a file created and deleted in the window is no change), each
+// marked with the other runs and windows open at the time.
 func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) {
 	if err := checkTool(req); err != nil {
 		return ToolEnd{}, err
@@ -82,18 +72,16 @@ func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) 
 		return ToolEnd{}, err
 	}
 	if tw.EndSeq == 0 {
-		tw.EndSeq, tw.EndedAt = e.ws.Head(), time.Now().UTC()
+		end, err := e.ws.UpdateActive(func(a store.Active) store.Active { return withoutCall(a, req) })
+		if err != nil {
+			return ToolEnd{}, err
+		}
+		tw.EndSeq, tw.EndedAt = end, time.Now().UTC()
 		if err := e.ws.Store().Write(func(w *store.Writer) error { return w.PutToolWindow(tw) }); err != nil {
 			return ToolEnd{}, err
 		}
-		if err := e.closeCall(req); err != nil {
-			return ToolEnd{}, err
-		}
 	}
-	mine := func(c store.Change) bool {
-		return c.Attr.Session == req.Session && c.Attr.Run == req.Run && c.Attr.Call == req.Call
-	}
-	fcs, err := e.ws.Diff(tw.StartSeq, tw.EndSeq, nil, mine)
+	fcs, sh, err := e.windowDiff(tw)
 	if err != nil {
 		return ToolEnd{}, err
 	}
@@ -101,6 +89,7 @@ func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) 
 		ToolCallID: req.Call, Command: tw.Command, CheckpointID: tw.CheckpointID,
 		Changes: changesOf(fcs), PreemptivelyCapturedPaths: []string{}, UncoveredPaths: []string{},
 	}
+	sh.mark(res.Changes)
 	for _, fc := range fcs {
 		if (fc.From.Exists() && !fc.From.Stored) || (fc.To.Exists() && !fc.To.Stored) {
 			res.UncoveredPaths = append(res.UncoveredPaths, fc.Path)
@@ -120,14 +109,50 @@ func (e *Engine) window(req ToolRequest) (store.ToolWindow, error) {
 	return tw, err
 }
 
-func (e *Engine) closeCall(req ToolRequest) error {
-	a := e.ws.Active()
-	a.Runs = slices.Clone(a.Runs)
-	for i, r := range a.Runs {
-		if r.Session == req.Session && r.Run == req.Run {
-			r.Calls = slices.DeleteFunc(slices.Clone(r.Calls), func(c string) bool { return c == req.Call })
-			a.Runs[i] = r
-		}
+// windowDiff is what a tool window changed: the net changes over its
+// stretch of the journal, its pre_write to its end (to the head while it
+// is open). Every change captured meanwhile is the window's: the disk does
+// not say which process wrote it. sh says, per path, which other runs and
+// windows were open too.
+func (e *Engine) windowDiff(tw store.ToolWindow) (fcs []snapshot.FileChange, sh *sharing, err error) {
+	to := tw.EndSeq
+	if to == 0 {
+		to = e.ws.Head()
 	}
-	return e.ws.SetActive(a)
+	sh = newSharing(windowOpening(tw))
+	fcs, err = e.ws.Diff(tw.StartSeq, to, nil, sh.note)
+	return fcs, sh, err
+}
+
+// endWindows closes the run's windows that are still open when it ends, at
+// seq: what is captured after the run is no window's.
+func (e *Engine) endWindows(session, run string, calls []string, seq uint64) error {
+	var open []store.ToolWindow
+	err := e.ws.Store().View(func(r *store.Reader) error {
+		for _, call := range calls {
+			tw, err := r.ToolWindow(session, run, call)
+			if errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if tw.EndSeq == 0 {
+				open = append(open, tw)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(open) == 0 {
+		return err
+	}
+	return e.ws.Store().Write(func(w *store.Writer) error {
+		for _, tw := range open {
+			tw.EndSeq, tw.EndedAt = seq, time.Now().UTC()
+			if err := w.PutToolWindow(tw); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

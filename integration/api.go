@@ -92,6 +92,9 @@ type ChangeEvent struct {
 	SessionID  string `json:"session_id,omitempty"`
 	RunID      string `json:"run_id,omitempty"`
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// SharedWith: the other runs and tool calls open when the change was
+	// captured (the ids above name the newest); any of them may have made it.
+	SharedWith []drift.Party `json:"shared_with,omitempty"`
 }
 
 // errorBody is every error answer.

@@ -169,6 +169,7 @@ func eventOf(root string, ev snapshot.Event) Event {
 		ce := &ChangeEvent{
 			Seq: c.Seq, Path: c.Path, Kind: c.Kind.String(), By: "person",
 			SessionID: c.Attr.Session, RunID: c.Attr.Run, ToolCallID: c.Attr.Call,
+			SharedWith: drift.SharedWith(c.Attr),
 		}
 		switch {
 		case c.Attr.Restore:

@@ -240,7 +240,7 @@ func prunePruneRandom(t *testing.T, seed uint64) {
 			}))
 			e.must(e.ws.SetActive(store.Active{Runs: []store.ActiveRun{{Session: run.Session, Run: run.Run}}}))
 		}
-		if attr == run {
+		if attr.Session == run.Session && attr.Run == run.Run {
 			runOwn = append(runOwn, cp)
 		}
 	}

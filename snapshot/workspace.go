@@ -155,7 +155,9 @@ func (ws *Workspace) SetActive(a store.Active) error {
 }
 
 // attr is the attribution of a change captured now: the newest open tool
-// call of the newest open run, else the newest open run, else nobody.
+// call of the newest open run, else the newest open run, else nobody; and,
+// in Shared, every other run and tool call open (each open call of a run,
+// or the run itself when it has none), since any of them may have made it.
 func (ws *Workspace) attr() store.Attr {
 	if len(ws.active.Runs) == 0 {
 		return store.Attr{}
@@ -164,6 +166,17 @@ func (ws *Workspace) attr() store.Attr {
 	a := store.Attr{Session: r.Session, Run: r.Run}
 	if n := len(r.Calls); n > 0 {
 		a.Call = r.Calls[n-1]
+	}
+	named := store.Party{Session: a.Session, Run: a.Run, Call: a.Call}
+	for _, o := range ws.active.Runs {
+		if len(o.Calls) == 0 && (o.Session != r.Session || o.Run != r.Run) {
+			a.Shared = append(a.Shared, store.Party{Session: o.Session, Run: o.Run})
+		}
+		for _, c := range o.Calls {
+			if p := (store.Party{Session: o.Session, Run: o.Run, Call: c}); p != named {
+				a.Shared = append(a.Shared, p)
+			}
+		}
 	}
 	return a
 }

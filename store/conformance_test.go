@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"reflect"
 	"runtime"
 	"testing"
 )
@@ -18,6 +19,7 @@ func seedChanges() [][]byte {
 	return [][]byte{
 		Change{Path: "a/b", Kind: Added, State: st, Time: 123}.encode(),
 		Change{Path: "", Kind: Deleted, Attr: Attr{Session: "s", Run: "r", Call: "c", Restore: true}}.encode(),
+		Change{Path: "s", Kind: Modified, Attr: Attr{Session: "s2", Run: "r2", Shared: []Party{{"s1", "r1", "c1"}, {"s1", "r1", ""}}}}.encode(),
 		Change{Path: "ü/ñ\x01", Kind: Modified, State: State{Kind: Symlink, Hash: HashBytes([]byte("../x"))}}.encode(),
 		{},
 		{1},
@@ -40,7 +42,7 @@ func FuzzDecodeChange(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded change does not decode: %v", err)
 		}
-		if c2 != c {
+		if !reflect.DeepEqual(c2, c) {
 			t.Fatalf("round trip: %+v != %+v", c2, c)
 		}
 	})

@@ -33,6 +33,25 @@ type Attr struct {
 	Run     string
 	Call    string // tool call id, inside a tool window
 	Restore bool   // written by ckpt's own restore
+	// Shared lists the other runs and tool calls that were open when the
+	// change was captured, besides the one above: the disk does not say
+	// which of them wrote it. Nil when at most one was open.
+	Shared []Party
+}
+
+// Party is a run, or one tool call of it, open when a change was captured.
+// Call is empty for a run with no tool window open.
+type Party struct {
+	Session, Run, Call string
+}
+
+// Parties is every run and tool call open when the change was captured:
+// the one the Attr names (if any), then Shared.
+func (a Attr) Parties() []Party {
+	if a.Session == "" && a.Run == "" {
+		return a.Shared
+	}
+	return append([]Party{{a.Session, a.Run, a.Call}}, a.Shared...)
 }
 
 // InRun reports whether the change was made by an agent run or a restore,
@@ -72,9 +91,58 @@ func (c Change) encode() []byte {
 	b = appendString(b, c.Attr.Run)
 	b = appendString(b, c.Attr.Call)
 	if c.Attr.Restore {
-		return append(b, 1)
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
 	}
-	return append(b, 0)
+	return appendShared(b, c.Attr.Shared)
+}
+
+// sharedTag starts the optional extension after the restore flag that
+// lists Attr.Shared. Entries written before it existed end at the flag; a
+// reader that does not know a tag ignores what follows it.
+const sharedTag = 1
+
+func appendShared(b []byte, shared []Party) []byte {
+	if len(shared) == 0 {
+		return b
+	}
+	b = append(b, sharedTag)
+	b = binary.AppendUvarint(b, uint64(len(shared)))
+	for _, p := range shared {
+		b = appendString(b, p.Session)
+		b = appendString(b, p.Run)
+		b = appendString(b, p.Call)
+	}
+	return b
+}
+
+func decodeShared(b []byte) ([]Party, error) {
+	if len(b) == 0 || b[0] != sharedTag {
+		return nil, nil
+	}
+	n, k := binary.Uvarint(b[1:])
+	// Each party takes at least three bytes: a bound on a corrupt count.
+	if k <= 0 || n > uint64(len(b))/3 {
+		return nil, errShort
+	}
+	b = b[1+k:]
+	var out []Party
+	for range n {
+		var p Party
+		var err error
+		if p.Session, b, err = readString(b); err != nil {
+			return nil, err
+		}
+		if p.Run, b, err = readString(b); err != nil {
+			return nil, err
+		}
+		if p.Call, b, err = readString(b); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 func decodeChange(seq uint64, b []byte) (Change, error) {
@@ -104,5 +172,6 @@ func decodeChange(seq uint64, b []byte) (Change, error) {
 		return c, errShort
 	}
 	c.Attr.Restore = b[0] == 1
-	return c, nil
+	c.Attr.Shared, err = decodeShared(b[1:])
+	return c, err
 }

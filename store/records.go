@@ -56,6 +56,10 @@ type Run struct {
 	EndSeq         uint64    `json:"end_seq,omitempty"`
 	ActiveCallID   string    `json:"active_call_id,omitempty"`
 	ActiveCallFrom time.Time `json:"active_call_from,omitzero"`
+	// OpenSeq is the journal head when the run opened: the entries after
+	// it (to EndSeq) were captured while it was open. 0 in records written
+	// before it was kept: StartSeq stands in.
+	OpenSeq uint64 `json:"open_seq,omitempty"`
 }
 
 // ToolWindow is one tool call's window: from its pre_write checkpoint to its end.

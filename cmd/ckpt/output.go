@@ -60,8 +60,24 @@ func writeChanges(w io.Writer, indent string, changes []drift.Change) {
 		if c.CheckpointID != "" {
 			extra = "  (before: " + c.CheckpointID + ")"
 		}
+		if len(c.SharedWith) > 0 {
+			extra += "  (shared with " + sharedWith(c.SharedWith) + ")"
+		}
 		fmt.Fprintf(w, "%s%-9s %s%s\n", indent, c.Kind+":", c.Path, extra)
 	}
+}
+
+// sharedWith names the other runs and tool calls open while a path
+// changed: "s2/r2, s1/r1 call c1".
+func sharedWith(ps []drift.Party) string {
+	names := make([]string, len(ps))
+	for i, p := range ps {
+		names[i] = p.SessionID + "/" + p.RunID
+		if p.ToolCallID != "" {
+			names[i] += " call " + p.ToolCallID
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func writeCheckpoint(w io.Writer, cp drift.Checkpoint) {
