@@ -68,7 +68,7 @@ func (e *Engine) Revert(ctx context.Context, req RevertRequest) (RevertResult, e
 	if err != nil {
 		return RevertResult{}, asInvalid(err)
 	}
-	res := RevertResult{RestoreResult: restoreResultOf(r.RestoreResult), Conflicts: make([]Conflict, 0, len(r.Conflicts))}
+	res := RevertResult{RestoreResult: RestoreResultOf(r.RestoreResult), Conflicts: make([]Conflict, 0, len(r.Conflicts))}
 	res.CheckpointID = from
 	what := "the run"
 	if req.Call != "" {
@@ -83,25 +83,38 @@ func (e *Engine) Revert(ctx context.Context, req RevertRequest) (RevertResult, e
 // revertScope is the journal range and the owner of the changes to undo,
 // and the checkpoint they started from.
 func (e *Engine) revertScope(req RevertRequest) (snapshot.RevertOptions, string, error) {
+	opts := snapshot.RevertOptions{Force: req.Force, DryRun: req.DryRun}
+	if req.Call != "" {
+		return e.callScope(req, opts)
+	}
 	rec, err := e.run(req.Session, req.Run)
 	if errors.Is(err, store.ErrNotFound) {
-		return snapshot.RevertOptions{}, "", invalid("no run %s/%s", req.Session, req.Run)
+		return opts, "", invalid("no run %s/%s", req.Session, req.Run)
 	}
 	if err != nil {
-		return snapshot.RevertOptions{}, "", err
+		return opts, "", err
 	}
-	opts := snapshot.RevertOptions{Force: req.Force, DryRun: req.DryRun}
-	if req.Call == "" {
-		if rec.EndID == "" {
-			return opts, "", invalid("run %s/%s is still open; end it first", req.Session, req.Run)
-		}
-		opts.From, opts.To = rec.StartSeq, rec.EndSeq
-		opts.Mine = func(c store.Change) bool {
-			return c.Attr.Session == req.Session && c.Attr.Run == req.Run && !c.Attr.Restore
-		}
-		opts.Message = fmt.Sprintf("before reverting run %s/%s", req.Session, req.Run)
-		return opts, rec.BaselineID, nil
+	if rec.EndID == "" {
+		return opts, "", invalid("run %s/%s is still open; end it first", req.Session, req.Run)
 	}
+	opts.From, opts.To = rec.StartSeq, rec.EndSeq
+	if opts.To == 0 {
+		end, err := e.ws.Checkpoint(rec.EndID)
+		if err != nil {
+			return opts, "", err
+		}
+		opts.To = end.Seq
+	}
+	opts.Mine = func(c store.Change) bool {
+		return c.Attr.Session == req.Session && c.Attr.Run == req.Run && !c.Attr.Restore
+	}
+	opts.Message = fmt.Sprintf("before reverting run %s/%s", req.Session, req.Run)
+	return opts, rec.BaselineID, nil
+}
+
+// callScope is revertScope for one tool call: its window, which need not
+// belong to a run that was started (tool start opens one by itself).
+func (e *Engine) callScope(req RevertRequest, opts snapshot.RevertOptions) (snapshot.RevertOptions, string, error) {
 	tw, err := e.window(ToolRequest{Session: req.Session, Run: req.Run, Call: req.Call})
 	if errors.Is(err, store.ErrNotFound) {
 		return opts, "", invalid("no tool call %s in run %s/%s", req.Call, req.Session, req.Run)
@@ -158,8 +171,8 @@ func describe(a store.Attr) string {
 	return "the person (outside any run)"
 }
 
-// restoreResultOf is a snapshot restore result as the CLI shows it.
-func restoreResultOf(r snapshot.RestoreResult) RestoreResult {
+// RestoreResultOf is a snapshot restore result as the CLI shows it.
+func RestoreResultOf(r snapshot.RestoreResult) RestoreResult {
 	res := RestoreResult{
 		CheckpointID: r.Target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
 		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
