@@ -73,7 +73,13 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift
 	}
 	for _, c := range r.Restored {
 		if c.Error != "" {
-			return fmt.Errorf("%s could not be reverted: %s", c.Path, c.Error)
+			err := fmt.Errorf("%s could not be reverted: %s", c.Path, c.Error)
+			if g.json {
+				// The result, with its errors, is the one JSON object.
+				fmt.Fprintln(os.Stderr, "ckpt:", err)
+				return exitError{1}
+			}
+			return err
 		}
 	}
 	return nil
