@@ -217,3 +217,51 @@ func TestRevertBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestRevertFailedPathJSON: a path the revert cannot write (a file now
+// stands where its directory was) fails that path only; with --json the
+// result, naming the error, is the one object on stdout, and the exit
+// code is 1.
+func TestRevertFailedPathJSON(t *testing.T) {
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("d/x.txt", "x\n")
+		ws.write("a.txt", "a\n")
+		ws.start()
+		ws.ckptOK("run", "start", "--session", "s", "--run", "r1")
+		ws.rm("d")
+		ws.write("a.txt", "a by r1\n")
+		ws.ckptOK("run", "end", "--session", "s", "--run", "r1")
+		ws.write("d", "a file where the directory was\n")
+
+		res := ws.ckptResult("revert", "--session", "s", "--run", "r1", "--yes", "--json")
+		var r revertJSON
+		if err := decodeOne(res.stdout, &r); err != nil {
+			t.Fatalf("%v\n%s", err, res)
+		}
+		if res.code != 1 {
+			t.Errorf("want exit 1 when a path failed:\n%s", res)
+		}
+		var withErrors struct {
+			Restored []struct {
+				Path  string `json:"path"`
+				Error string `json:"error"`
+			} `json:"restored"`
+		}
+		if err := decodeOne(res.stdout, &withErrors); err != nil {
+			t.Fatal(err)
+		}
+		failed := ""
+		for _, c := range withErrors.Restored {
+			if c.Path == "d/x.txt" {
+				failed = c.Error
+			}
+		}
+		if failed == "" || r.GuardCheckpointID == "" {
+			t.Fatalf("revert: restored %v, guard %q; want d/x.txt listed with its error, and a guard", kinds(r.Restored), r.GuardCheckpointID)
+		}
+		if got := ws.read("a.txt"); got != "a\n" {
+			t.Errorf("a.txt after the revert: %q, want it reverted although d/x.txt failed", got)
+		}
+	})
+}
