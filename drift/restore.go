@@ -8,10 +8,17 @@ import (
 	"github.com/ckptdev/ckpt/store"
 )
 
-// Restore brings the workspace (or req.Paths) back to checkpoint req.ID.
+// Restore brings the workspace (or req.Paths) back to checkpoint req.ID,
+// or req.Paths to a version reference (@SEQ, from history).
 // Default scope: paths that runs changed after it; paths only the person
 // changed are kept. req.Exact restores everything.
 func (e *Engine) Restore(ctx context.Context, req RestoreRequest) (RestoreResult, error) {
+	if seq, ok, err := ParseVersionRef(req.ID); ok {
+		if err != nil {
+			return RestoreResult{}, err
+		}
+		return e.restoreVersion(ctx, seq, req)
+	}
 	target, err := e.resolve(req.ID)
 	if err != nil {
 		return RestoreResult{}, err

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -17,10 +18,21 @@ import (
 // commit is all or nothing, and a sync makes every commit before it
 // durable.)
 func (ws *Workspace) persistIntent(target store.Checkpoint, opts RestoreOptions, actions []store.IntentAction) (store.Intent, store.Checkpoint, error) {
-	in := store.Intent{TargetID: target.ID, Paths: opts.Paths, Actions: actions, CreatedAt: time.Now().UTC()}
+	in := store.Intent{TargetID: target.ID, Paths: opts.Paths, Actions: actions}
 	if opts.CurrentID != "" {
 		in.TargetID = opts.CurrentID
 	}
+	name := target.ID
+	if name == "" {
+		name = fmt.Sprintf("@%d", target.Seq) // a version (VersionTarget)
+	}
+	return ws.persistGuarded(in, "before restoring "+name)
+}
+
+// persistGuarded is persistIntent for an intent that is made already: it
+// fills in the guard and the current checkpoint it replaces.
+func (ws *Workspace) persistGuarded(in store.Intent, message string) (store.Intent, store.Checkpoint, error) {
+	in.CreatedAt = time.Now().UTC()
 	var guard store.Checkpoint
 	err := ws.st.Write(func(w *store.Writer) error {
 		s, err := w.Workspace()
@@ -28,7 +40,7 @@ func (ws *Workspace) persistIntent(target store.Checkpoint, opts RestoreOptions,
 			return err
 		}
 		in.PrevID = s.CurrentCheckpointID
-		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, "before restoring "+target.ID, store.Attr{})
+		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, message, store.Attr{})
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,8 @@ type backend interface {
 	ToolEnd(ctx context.Context, req drift.ToolRequest) (drift.ToolEnd, error)
 	Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
 	Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
+	Revert(ctx context.Context, req drift.RevertRequest) (drift.RevertResult, error)
+	History(ctx context.Context, req drift.HistoryRequest) (drift.History, error)
 }
 
 // globalOptions are the flags every command takes.
@@ -72,6 +74,8 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newExecCommand(g),
 		newRestoreCommand(g),
 		newUndoCommand(g),
+		newRevertCommand(g),
+		newHistoryCommand(g),
 		newHookCommand(g),
 	)
 	return root

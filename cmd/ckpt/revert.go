@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckptdev/ckpt/drift"
+)
+
+type revertOptions struct {
+	restoreOptions
+	session string
+	run     string
+	call    string
+	force   bool
+}
+
+func newRevertCommand(g *globalOptions) *cobra.Command {
+	var o revertOptions
+	cmd := &cobra.Command{
+		Use:   "revert --session S --run R [--call ID]",
+		Short: "Undo exactly what one run (or one tool call) changed; keep everything else",
+		Long: `Revert undoes exactly what run R of session S changed (with --call, what
+that one tool call changed): each path it changed goes back to its state
+before the run (call) first changed it. Later runs' and your own changes
+are kept. A path that something else changed after the run is a conflict:
+it is listed and left alone, unless --force. The run (call) must have
+ended. Like every restore, a revert first cuts a pre_restore_guard
+checkpoint: ckpt undo brings back exactly the state before it.`,
+		Args: noArgs,
+		RunE: run(g, func(ctx context.Context, b backend) error {
+			req := drift.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
+			return runRevert(ctx, g, o, req, b)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.session, "session", "", "the run's session")
+	f.StringVar(&o.run, "run", "", "the run to revert")
+	f.StringVar(&o.call, "call", "", "revert only this tool call of the run")
+	f.BoolVar(&o.force, "force", false, "revert conflicting paths too (what changed them after the run is undone as well)")
+	o.flags(cmd, false)
+	return cmd
+}
+
+// runRevert asks first on a terminal (showing the plan) unless --yes.
+func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift.RevertRequest, b backend) error {
+	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
+		plan := req
+		plan.DryRun = true
+		r, err := b.Revert(ctx, plan)
+		if err != nil {
+			return err
+		}
+		writeRevert(os.Stderr, req, r)
+		if len(r.Restored) == 0 {
+			return nil
+		}
+		if !confirm(fmt.Sprintf("Revert %s?", count(len(r.Restored), "path"))) {
+			return errors.New("revert cancelled; nothing was changed")
+		}
+	}
+	r, err := b.Revert(ctx, req)
+	if err != nil {
+		return err
+	}
+	if err := g.emit(r, func(w io.Writer) { writeRevert(w, req, r) }); err != nil {
+		return err
+	}
+	for _, c := range r.Restored {
+		if c.Error != "" {
+			err := fmt.Errorf("%s could not be reverted: %s", c.Path, c.Error)
+			if g.json {
+				// The result, with its errors, is the one JSON object.
+				fmt.Fprintln(os.Stderr, "ckpt:", err)
+				return exitError{1}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
+	what := fmt.Sprintf("run %s/%s", req.Session, req.Run)
+	if req.Call != "" {
+		what = fmt.Sprintf("tool call %s of run %s/%s", req.Call, req.Session, req.Run)
+	}
+	verb := "reverted"
+	if r.DryRun {
+		verb = "would revert"
+	}
+	fmt.Fprintf(w, "%s %s of %s (back to their state before it)\n", verb, count(len(r.Restored), "path"), what)
+	for _, c := range r.Restored {
+		note := ""
+		if c.Conflict {
+			note = "  (forced over a later change: ckpt undo brings it back)"
+		}
+		if c.Error != "" {
+			note = "  FAILED: " + c.Error
+		}
+		fmt.Fprintf(w, "  %-9s %s%s\n", c.Kind+":", c.Path, note)
+	}
+	var left []drift.Conflict
+	for _, c := range r.Conflicts {
+		if !restored(r, c.Path) {
+			left = append(left, c)
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(w, "left %s alone (conflicts; --force reverts them anyway):\n", count(len(left), "path"))
+		for _, c := range left {
+			fmt.Fprintf(w, "  %-9s %s  (%s)\n", c.Kind+":", c.Path, c.Reason)
+		}
+	}
+	if len(r.Kept) > 0 {
+		fmt.Fprintf(w, "kept %s:\n", count(len(r.Kept), "path"))
+		for _, k := range r.Kept {
+			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
+		}
+	}
+	if r.GuardCheckpointID != "" {
+		fmt.Fprintf(w, "guard checkpoint %s: undo with: ckpt undo\n", r.GuardCheckpointID)
+	}
+}
+
+func restored(r drift.RevertResult, p string) bool {
+	for _, c := range r.Restored {
+		if c.Path == p {
+			return true
+		}
+	}
+	return false
+}

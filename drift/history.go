@@ -1,0 +1,167 @@
+package drift
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/store"
+)
+
+// HistoryRequest is `ckpt history PATH`.
+type HistoryRequest struct {
+	Path string `json:"path"`
+	N    int    `json:"n,omitempty"` // at most this many versions (0: all)
+}
+
+// History is every version of one path, newest first.
+type History struct {
+	Path     string    `json:"path"`
+	Versions []Version `json:"versions"`
+}
+
+// Version is one version of a path.
+type Version struct {
+	Seq  uint64    `json:"seq"`
+	At   time.Time `json:"at,omitzero"` // when it was recorded (unknown once pruned)
+	Kind string    `json:"kind"`
+	// By is who wrote it: "run", "tool" (a tool call of a run), "person"
+	// (outside any run), "restore", or "unknown" once retention forgot the
+	// journal entry.
+	By         string `json:"by"`
+	SessionID  string `json:"session_id"`
+	RunID      string `json:"run_id"`
+	ToolCallID string `json:"tool_call_id"`
+	// CheckpointID holds exactly this version ("" when none does: the
+	// version lived between two checkpoints). Ref always does: `ckpt
+	// restore REF PATH` brings this version back.
+	CheckpointID string `json:"checkpoint_id"`
+	Ref          string `json:"ref"`
+	Type         string `json:"type,omitempty"` // "file" or "symlink"; empty when deleted
+	Size         int64  `json:"size"`
+	Mode         string `json:"mode,omitempty"` // permission bits in octal, e.g. "0644"
+}
+
+// History lists every version of req.Path, newest first.
+func (e *Engine) History(ctx context.Context, req HistoryRequest) (History, error) {
+	if req.N < 0 {
+		return History{}, invalid("-n %d is not a count", req.N)
+	}
+	ps, err := CleanPaths([]string{req.Path})
+	if err != nil {
+		return History{}, err
+	}
+	p := ps[0]
+	if p == "" {
+		return History{}, invalid("history needs a path inside the workspace, not its root")
+	}
+	if err := e.Sync(ctx); err != nil {
+		return History{}, err
+	}
+	vs, err := e.ws.History(p, req.N)
+	if err != nil {
+		return History{}, err
+	}
+	if len(vs) == 0 {
+		return History{}, invalid("no recorded versions of %s (ckpt records files and symlinks that are not ignored)", p)
+	}
+	h := History{Path: p, Versions: make([]Version, 0, len(vs))}
+	for i, v := range vs {
+		older := store.State{}
+		if i+1 < len(vs) {
+			older = vs[i+1].State
+		}
+		h.Versions = append(h.Versions, versionOf(v, older))
+	}
+	return h, nil
+}
+
+// versionOf is a version as the CLI shows it; older is the version before
+// it (Absent for the first).
+func versionOf(v snapshot.Version, older store.State) Version {
+	a := v.Change.Attr
+	out := Version{
+		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call,
+		CheckpointID: v.Checkpoint.ID, Ref: FormatVersionRef(v.At), Size: v.State.Hash.Size,
+	}
+	switch {
+	case !v.State.Exists():
+		out.Kind = store.Deleted.String()
+	case !older.Exists():
+		out.Kind = store.Added.String()
+	default:
+		out.Kind = store.Modified.String()
+	}
+	if v.Pruned {
+		out.By = "unknown"
+	} else {
+		out.At = time.Unix(0, v.Change.Time).UTC()
+		out.Kind = v.Change.Kind.String()
+	}
+	switch v.State.Kind {
+	case store.File:
+		out.Type, out.Mode = "file", fmt.Sprintf("%04o", uint32(v.State.Mode.Perm()))
+	case store.Symlink:
+		out.Type, out.Mode = "symlink", fmt.Sprintf("%04o", uint32(v.State.Mode.Perm()))
+	}
+	if !v.State.Exists() {
+		out.Size = 0
+	}
+	return out
+}
+
+// FormatVersionRef is the reference to journal position seq that
+// `ckpt restore` accepts: "@" and the seq.
+func FormatVersionRef(seq uint64) string { return "@" + strconv.FormatUint(seq, 10) }
+
+// ParseVersionRef reads a version reference: "@" and a journal seq in
+// decimal, at least 1, without sign or leading zeros. ok is false for
+// anything that does not start with "@" (a checkpoint id never does); an
+// id that does but is not a reference is an error.
+func ParseVersionRef(ref string) (seq uint64, ok bool, err error) {
+	if len(ref) == 0 || ref[0] != '@' {
+		return 0, false, nil
+	}
+	digits := ref[1:]
+	bad := len(digits) == 0 || len(digits) > 20 || digits[0] == '0'
+	for i := 0; i < len(digits) && !bad; i++ {
+		bad = digits[i] < '0' || digits[i] > '9'
+	}
+	if !bad {
+		seq, err = strconv.ParseUint(digits, 10, 64)
+		bad = err != nil
+	}
+	if bad {
+		return 0, true, invalid("%q is not a version reference (@ and a journal position, as ckpt history gives it)", ref)
+	}
+	return seq, true, nil
+}
+
+// restoreVersion restores the named paths to their state at journal
+// position seq (a version reference from history). It is exact over those
+// paths, and the current checkpoint stays as it is: no checkpoint stands
+// for what the workspace is after it.
+func (e *Engine) restoreVersion(ctx context.Context, seq uint64, req RestoreRequest) (RestoreResult, error) {
+	ref := FormatVersionRef(seq)
+	if len(req.Paths) == 0 {
+		return RestoreResult{}, invalid("restoring version %s needs the paths to restore (ckpt restore %s PATH...)", ref, ref)
+	}
+	target, err := e.ws.VersionTarget(seq)
+	if errors.Is(err, snapshot.ErrBadVersion) {
+		return RestoreResult{}, Invalid(err)
+	}
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	cur, err := e.ws.Current()
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	req.Exact = true
+	res, err := e.restore(ctx, target, req, cur.ID)
+	res.CheckpointID = ref
+	return res, err
+}
