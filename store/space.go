@@ -27,7 +27,8 @@ var (
 	// it touch a page the file system cannot back.
 	WriteHeadroom = 2 * MemTableSize
 	// ReserveSize is the space held in the reserve file: what a close (or
-	// the open after a crash) needs to flush one memtable.
+	// the open after a crash) needs to flush a full memtable (see
+	// flushNeed for what one needs as it is).
 	ReserveSize = MemTableSize + 2<<20
 )
 
@@ -228,10 +229,40 @@ func (s *Store) fullError(need int64) error {
 // open replays the logs (trimLogs makes that safe), and nothing synced is
 // lost. Called with s.gate held.
 func (s *Store) closeDB() error {
-	if s.readOnly || s.roomToFinish(ReserveSize) {
+	if s.readOnly {
+		return s.db.Close()
+	}
+	need := flushNeed(s.dbDir())
+	if s.db.Opts().CompactL0OnClose {
+		lsm, _ := s.db.Size()
+		need += lsm // the compaction rewrites level 0 and what it overlaps
+	}
+	if s.roomToFinish(need) {
 		return s.db.Close()
 	}
 	return s.db.Sync()
+}
+
+// flushNeed is the free space that flushing every memtable of the
+// database in dir takes: a table holds what the write-ahead logs (.mem)
+// hold, and the logs' allocated blocks are what was written to them
+// (trimLogs has cut an unclosed one's tail); 1 MiB more covers each
+// table's index and filter and the first pages of the new logs an open
+// creates.
+func flushNeed(dir string) int64 {
+	need := int64(1 << 20)
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if filepath.Ext(e.Name()) != ".mem" {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				need += st.Blocks * 512
+			}
+		}
+	}
+	return need
 }
 
 // FullMessage is the line that says the store is full: the FullError's

@@ -81,9 +81,9 @@ func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 	if s.db == nil {
 		// A read-write open writes at once (new log files, the replay's
 		// flush): it needs the room a close does.
-		if !s.roomToFinish(ReserveSize) {
+		if need := flushNeed(s.dbDir()); !s.roomToFinish(need) {
 			lock.Close()
-			return nil, s.fullError(ReserveSize)
+			return nil, s.fullError(need)
 		}
 		if s.db, err = badger.Open(badgerOptions(s.dbDir())); err != nil {
 			lock.Close()
