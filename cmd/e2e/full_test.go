@@ -113,10 +113,16 @@ func testStateDirFull(t *testing.T, ws *workspace, mnt string) {
 			t.Errorf("status after kill -9 while full: want storage_error set (%v)\n%s", err, r)
 		}
 		ws.ckptJSON(&log, "log")
+		// A daemon started while the disk is full serves the workspace,
+		// says why it cannot record, and catches up once space is back.
+		ws.startDaemon()
+		ws.ckptJSON(&st, "status")
+		if !strings.HasPrefix(st.StorageError, "the state directory is full: ") {
+			t.Errorf("status of a daemon started while full: storage_error %q", st.StorageError)
+		}
 		if err := os.Remove(filler); err != nil {
 			t.Fatal(err)
 		}
-		ws.startDaemon()
 		waitCaptured(t, ws, "after the daemon's restart", nil)
 	}
 	var cp3 checkpointJSON
