@@ -88,6 +88,10 @@ type Status struct {
 	LastRun             *RunInfo  `json:"last_run,omitempty"`
 	LastRestore         *Restored `json:"last_restore,omitempty"`
 	UndoCommand         string    `json:"undo_command,omitempty"`
+	// StorageError says why the store cannot record changes now (its
+	// file system is full); "" when it can. While it is set, changes
+	// made since are not recorded (so not listed) until space is freed.
+	StorageError string `json:"storage_error,omitempty"`
 }
 
 // Restored names the last restore.

@@ -11,8 +11,14 @@ import (
 // Status is the drift since the workspace's current checkpoint, and what
 // a person wants to know next to it.
 func (e *Engine) Status(ctx context.Context) (Status, error) {
-	if err := e.Sync(ctx); err != nil {
-		return Status{}, err
+	// A full state directory stops capture but not status: it answers
+	// from what is recorded and says why that may be behind.
+	storageErr := e.Sync(ctx)
+	if storageErr != nil && !store.IsFull(storageErr) {
+		return Status{}, storageErr
+	}
+	if storageErr == nil {
+		storageErr = e.ws.Store().SpaceError()
 	}
 	cur, err := e.ws.Current()
 	if err != nil {
@@ -31,6 +37,9 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		Fingerprint:         snapshot.FormatFingerprint(fp.Sum, fp.Count),
 		Files:               fp.Count,
 		StoreBytes:          e.ws.Store().Size(),
+	}
+	if storageErr != nil {
+		s.StorageError = store.FullMessage(storageErr)
 	}
 	for _, fc := range fcs {
 		s.Changes = append(s.Changes, Change{Path: fc.Path, Kind: fc.Kind.String(), By: who(fc)})

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
@@ -123,11 +124,21 @@ func answerError(resp *http.Response) error {
 		msg = resp.Status
 	}
 	err := errors.New(msg)
-	if resp.StatusCode == http.StatusBadRequest {
+	switch resp.StatusCode {
+	case http.StatusBadRequest:
 		return drift.Invalid(err)
+	case http.StatusInsufficientStorage:
+		return fullAnswer{err}
 	}
 	return err
 }
+
+// fullAnswer is the daemon saying its state directory is full: it matches
+// syscall.ENOSPC (store.IsFull) like the daemon's own error.
+type fullAnswer struct{ err error }
+
+func (e fullAnswer) Error() string   { return e.err.Error() }
+func (e fullAnswer) Unwrap() []error { return []error{e.err, syscall.ENOSPC} }
 
 // unwrapURLError drops net/http's "Get "http://ckptd/...":" prefix.
 func unwrapURLError(err error) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/store"
 )
 
 // httpError is an error with its own status code.
@@ -31,6 +32,8 @@ func statusOf(err error) int {
 		return he.code
 	case errors.Is(err, drift.ErrInvalid):
 		return http.StatusBadRequest
+	case store.IsFull(err):
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }
@@ -252,5 +255,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if code >= 500 {
 		s.opts.Logf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err)
 	}
-	writeJSON(w, code, errorBody{Error: err.Error()})
+	msg := err.Error()
+	if code == http.StatusInsufficientStorage {
+		msg = store.FullMessage(err) // the one line, not the layers above it
+	}
+	writeJSON(w, code, errorBody{Error: msg})
 }

@@ -82,6 +82,38 @@
 // durable; callers call it before they acknowledge a checkpoint or persist a
 // restore intent.
 //
+// # A full disk
+//
+// Badger writes its write-ahead logs (.mem), its value log (.vlog) and
+// every new table through shared memory mappings of files it sized with
+// ftruncate, which allocates no block. The file system allocates when a
+// page is first written (tmpfs also when a hole is first read), and when
+// it has no block left the page fault is a SIGBUS: the process dies
+// without Badger seeing an error. So the store never lets Badger write
+// into space that may not be there (space.go):
+//
+//   - every commit, the first write of a lazily opened store and Reclaim
+//     first check the free space (statfs): the write's bytes twice (log
+//     and value log) plus WriteHeadroom (a memtable flush and the
+//     compaction it starts) must be free, else the write fails with a
+//     FullError ("the state directory is full: N MiB free at DIR"),
+//     which matches syscall.ENOSPC, and Badger is not called;
+//   - a reserve file of ReserveSize, allocated with fallocate at the
+//     first write, is given back when a close (which flushes the
+//     memtable) or a read-write open (which replays and flushes an
+//     unclosed session's logs) finds too little room for the flush
+//     (flushNeed: what the logs hold); writes need it back first. If even
+//     that is too little, a close syncs the logs and leaves the database
+//     as a crash would, and the next open replays it;
+//   - before Badger maps anything, the logs of an unclosed session are
+//     cut at their first hole (trimLogs), so that the replay never reads
+//     an unbacked page.
+//
+// The check and the write are not atomic: another process may take the
+// last blocks in between, and Badger's background compactions are not
+// checked one by one. The headroom makes that window small; closing it
+// would take Badger allocating (fallocate) what it maps.
+//
 // # Short-lived processes
 //
 // The daemon opens its store once (Open). An embedded ckpt command opens

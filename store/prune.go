@@ -248,6 +248,11 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 	// Every read that begins after this write sees every delete made so
 	// far at an older version than its own.
 	sentinel := []byte{prefixReclaim}
+	// Compaction and the value-log GC write new tables and files before
+	// they free the old ones.
+	if err := s.checkRoom(0, true); err != nil {
+		return rs, err
+	}
 	s.mu.Lock()
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, []byte{1}) })
 	s.mu.Unlock()

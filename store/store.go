@@ -67,7 +67,7 @@ func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 	}
 	s := &Store{dir: dir, lock: lock, valueThreshold: ValueThreshold}
 	s.drained = sync.NewCond(&s.gate)
-	if err := removeEmptyLogs(s.dbDir()); err != nil {
+	if err := trimLogs(s.dbDir()); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
@@ -79,6 +79,12 @@ func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 		}
 	}
 	if s.db == nil {
+		// A read-write open writes at once (new log files, the replay's
+		// flush): it needs the room a close does.
+		if need := flushNeed(s.dbDir()); !s.roomToFinish(need) {
+			lock.Close()
+			return nil, s.fullError(need)
+		}
 		if s.db, err = badger.Open(badgerOptions(s.dbDir())); err != nil {
 			lock.Close()
 			return nil, fmt.Errorf("open store %s: %w", dir, err)
@@ -153,6 +159,11 @@ func (s *Store) writable() error {
 	if !s.readOnly {
 		return nil
 	}
+	// Checked before the read-only instance closes: a store that cannot
+	// write keeps serving reads.
+	if err := s.checkRoom(0, true); err != nil {
+		return err
+	}
 	s.swapping = true
 	defer func() { s.swapping = false; s.drained.Broadcast() }()
 	for s.readers > 0 {
@@ -183,7 +194,7 @@ func (s *Store) Close() error {
 	defer s.gate.Unlock()
 	var err error
 	if s.db != nil {
-		err = s.db.Close()
+		err = s.closeDB()
 		s.db = nil
 	}
 	if s.lock != nil {
@@ -212,6 +223,9 @@ func (s *Store) Size() int64 {
 	var n int64
 	filepath.WalkDir(s.dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
+			if d.Name() == reserveName {
+				return nil // free space held for Badger, not stored data
+			}
 			if info, err := d.Info(); err == nil {
 				// Blocks, not the apparent size: Badger preallocates.
 				if st, ok := info.Sys().(*syscall.Stat_t); ok {

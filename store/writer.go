@@ -18,6 +18,7 @@ type Writer struct {
 	fp    Fingerprint
 	size  int64
 	count int
+	bytes int64 // keys and values set since the last commit, as written
 }
 
 // Write runs fn with the store's only writer and commits what it wrote.
@@ -49,11 +50,16 @@ func (w *Writer) commit(reopen bool) error {
 	if err := w.setJSON(metaKey(metaFingerprint), w.fp); err != nil {
 		return err
 	}
+	// The commit writes its entries to the write-ahead log and its large
+	// values to the value log: twice its bytes at most.
+	if err := w.s.checkRoom(2*w.bytes, true); err != nil {
+		return err
+	}
 	if err := w.txn.Commit(); err != nil {
 		return fmt.Errorf("store commit: %w", err)
 	}
 	w.s.head, w.s.fp = w.head, w.fp
-	w.size, w.count = 0, 0
+	w.size, w.count, w.bytes = 0, 0, 0
 	if reopen {
 		w.txn = w.s.db.NewTransaction(true)
 	}
@@ -95,6 +101,7 @@ func (w *Writer) set(key, val []byte) error {
 		return fmt.Errorf("store set: %w", err)
 	}
 	w.size += w.estimate(key, val)
+	w.bytes += int64(len(key) + len(val))
 	w.count++
 	return nil
 }

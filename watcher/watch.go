@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -202,7 +203,8 @@ func (w *Watcher) fail(err error) {
 // the initial Reconcile (it catches changes made while no daemon ran), then
 // processes events until ctx is done. On return every event received has
 // been delivered to the sink. Run returns nil when ctx ends it, and an error
-// when it cannot start: inotify unavailable, or the initial reconcile failed.
+// when it cannot start: inotify unavailable, or the initial reconcile failed
+// (for any reason but the sink running out of space: ENOSPC).
 func (w *Watcher) Run(ctx context.Context) (err error) {
 	if !w.started.CompareAndSwap(false, true) {
 		return errors.New("watcher: Run called twice")
@@ -230,7 +232,12 @@ func (w *Watcher) Run(ctx context.Context) (err error) {
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("watcher: initial reconcile of %s: %w", w.root, err)
+		// A sink out of space is retried like any failed re-walk (rewalk
+		// set the backoff): the workspace is served meanwhile, and Sync
+		// fails with the error until a re-walk succeeds.
+		if !errors.Is(err, syscall.ENOSPC) {
+			return fmt.Errorf("watcher: initial reconcile of %s: %w", w.root, err)
+		}
 	}
 	close(w.ready)
 	w.loop(ctx)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/store"
 )
 
 // usageError is bad command-line input: exit 2.
@@ -56,6 +57,9 @@ func main() {
 	}
 	code := exitCode(err)
 	var xe exitError
+	if store.IsFull(err) {
+		err = errors.New(store.FullMessage(err)) // one line, whatever wrapped it
+	}
 	if err != nil && !errors.As(err, &xe) {
 		fmt.Fprintln(os.Stderr, "ckpt:", err)
 		if opts.json || jsonRequested(os.Args[1:]) {

@@ -51,6 +51,9 @@ func writeStatus(w io.Writer, s drift.Status) {
 	} else {
 		fmt.Fprintln(w, "Daemon not running: changes are found by scanning (start one with: ckptd watch DIR)")
 	}
+	if s.StorageError != "" {
+		fmt.Fprintf(w, "Storage: %s: changes are not recorded until space is freed\n", s.StorageError)
+	}
 	fmt.Fprintf(w, "Current checkpoint %s\n", s.CurrentCheckpointID)
 	if s.LastRun != nil {
 		state := "ended " + ago(s.LastRun.EndedAt) + ", end checkpoint " + s.LastRun.EndID
