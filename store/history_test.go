@@ -67,7 +67,7 @@ func TestVersions(t *testing.T) {
 		}
 		for _, x := range all {
 			c, err := r.Change(x.c.Seq)
-			if err != nil || c != x.c {
+			if err != nil || !reflect.DeepEqual(c, x.c) {
 				t.Fatalf("Change(%d) = %+v, %v; want %+v", x.c.Seq, c, err, x.c)
 			}
 		}
