@@ -3,6 +3,7 @@ module github.com/ckptdev/ckpt
 go 1.26.8
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.2
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/dgraph-io/badger/v4 v4.9.6
 	github.com/fsnotify/fsnotify v1.10.1
