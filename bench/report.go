@@ -24,7 +24,11 @@ func report(res *results, o *options) error {
 		fmt.Fprintf(os.Stderr, "wrote %s\n", o.md)
 	}
 	if o.svg != "" {
-		if err := os.WriteFile(o.svg, []byte(plot(res)), 0o644); err != nil {
+		svg, err := latencyPlot(res)
+		if err != nil {
+			return fmt.Errorf("plot: %w", err)
+		}
+		if err := os.WriteFile(o.svg, svg, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "wrote %s\n", o.svg)

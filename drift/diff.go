@@ -5,6 +5,7 @@ import (
 
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
+	"github.com/ckptdev/ckpt/textdiff"
 )
 
 // Diff is the changes from req.From (default: the current checkpoint) to
@@ -61,7 +62,7 @@ func (e *Engine) addPatches(files []Change, fcs []snapshot.FileChange) {
 			files[i].Binary = true
 			continue
 		}
-		files[i].Patch, files[i].Binary = Unified(fc.Path, a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
+		files[i].Patch, files[i].Binary = textdiff.Unified(fc.Path, a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
 	}
 }
 

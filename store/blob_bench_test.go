@@ -37,7 +37,7 @@ func BenchmarkEncodeBlob(b *testing.B) {
 // BenchmarkBlobReadChain reads a 16 KiB content stored at the end of delta
 // chains of different depths.
 func BenchmarkBlobReadChain(b *testing.B) {
-	s := TestStore(b)
+	s := openTestStore(b)
 	rng := rand.New(rand.NewPCG(2, 2))
 	content := confSourceText(rng, 250)
 	var prev Hash

@@ -9,7 +9,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	RunConformance(t, func(t *testing.T) *Store { return TestStore(t) })
+	RunConformance(t, func(t *testing.T) *Store { return openTestStore(t) })
 }
 
 // seedChanges are encoded journal values for the fuzzers' corpora.

@@ -230,7 +230,7 @@ func TestLazyUpgradeUnderConcurrentViews(t *testing.T) {
 // must truncate: OpenLazy cannot open that read-only, and opens it
 // read-write, keeping every synced write.
 func TestLazyOpenAfterAKill(t *testing.T) {
-	s := TestStore(t)
+	s := openTestStore(t)
 	recordFile(t, s, "f", []byte("synced before the kill"))
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/textdiff"
 )
 
 type diffOptions struct {
@@ -89,7 +90,7 @@ func writeFiles(w io.Writer, files []drift.Change, color bool) {
 	for _, f := range files {
 		switch {
 		case f.Patch != "" && color:
-			fmt.Fprint(w, drift.Colorize(f.Patch))
+			fmt.Fprint(w, textdiff.Colorize(f.Patch))
 		case f.Patch != "":
 			fmt.Fprint(w, f.Patch)
 		case f.Binary:

@@ -4,20 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ckptdev/ckpt/cmd/internal/testbin"
 	"github.com/ckptdev/ckpt/drift"
 )
 
-// hookBuildCkpt builds the real ckpt binary into a temp dir.
+// hookBuildCkpt returns the real ckpt binary.
 func hookBuildCkpt(t *testing.T) string {
 	t.Helper()
 	bin, err := hookBuild(t, "ckpt")
@@ -27,21 +26,18 @@ func hookBuildCkpt(t *testing.T) string {
 	return bin
 }
 
-// hookBuild builds cmd/NAME into a temp dir.
+// hookBuild returns the real binary of cmd/NAME (ckpt or ckptd), built once
+// for all test binaries (testbin.Build).
 func hookBuild(t *testing.T, name string) (string, error) {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			t.Skip("no go command to build ckpt with")
-		}
+	bins, err := testbin.Build()
+	if err != nil {
+		return "", err
 	}
-	bin := filepath.Join(t.TempDir(), name)
-	cmd := exec.Command(goBin, "build", "-o", bin, "github.com/ckptdev/ckpt/cmd/"+name)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, out)
+	if name == "ckptd" {
+		return bins.Ckptd, bins.CkptdErr
 	}
-	return bin, nil
+	return filepath.Join(bins.Dir, name), nil
 }
 
 // hookStartDaemon starts `ckptd watch ws` and waits until it serves ws;

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/ckptdev/ckpt/cmd/internal/progress"
 	"github.com/ckptdev/ckpt/drift"
 )
 
@@ -26,24 +25,14 @@ func (g *globalOptions) emit(v any, text func(w io.Writer)) error {
 	return w.Flush()
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func isTerminal(f *os.File) bool { return progress.IsTerminal(f) }
 
 // progressBar reports a long import on a terminal; silent otherwise.
 func progressBar(g *globalOptions) func(done, total int) {
-	if g.json || !isTerminal(os.Stderr) {
+	if g.json {
 		return nil
 	}
-	return func(done, total int) {
-		const width = 30
-		n := width * done / max(total, 1)
-		fmt.Fprintf(os.Stderr, "\rimporting [%s%s] %d/%d files", strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total)
-		if done == total {
-			fmt.Fprintln(os.Stderr)
-		}
-	}
+	return progress.Import(g.root)
 }
 
 // confirm asks on a terminal; elsewhere the caller decided already.

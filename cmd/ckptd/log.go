@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/ckptdev/ckpt/cmd/internal/progress"
 )
 
 // newLogger logs to stderr (the journal, under systemd) at level and above.
@@ -55,23 +55,6 @@ func watcherLogf(log *slog.Logger) func(format string, args ...any) {
 	}
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
-
 // progressBar draws the first import's progress on stderr if it is a
 // terminal; nil otherwise.
-func progressBar(root string) func(done, total int) {
-	if !isTerminal(os.Stderr) {
-		return nil
-	}
-	return func(done, total int) {
-		const width = 30
-		n := width * done / max(total, 1)
-		fmt.Fprintf(os.Stderr, "\rimporting %s [%s%s] %d/%d files", root, strings.Repeat("=", n), strings.Repeat(" ", width-n), done, total)
-		if done == total {
-			fmt.Fprintln(os.Stderr)
-		}
-	}
-}
+func progressBar(root string) func(done, total int) { return progress.Import(root) }

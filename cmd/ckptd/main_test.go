@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ckptdev/ckpt/cmd/internal/testbin"
 	"github.com/ckptdev/ckpt/integration"
 )
 
-// binDir holds the ckptd and ckpt binaries built for these tests.
+// binDir holds the ckptd and ckpt binaries built for these tests (once
+// for all test binaries: testbin.Build).
 var binDir string
 
 func TestMain(m *testing.M) {
@@ -32,35 +34,15 @@ func TestMain(m *testing.M) {
 }
 
 func buildAndRun(m *testing.M) (int, error) {
-	dir, err := os.MkdirTemp("", "ckptd-test-bin")
+	bins, err := testbin.Build()
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(dir)
-	cmd := exec.Command(goTool(), "build", "-o", dir+"/", "github.com/ckptdev/ckpt/cmd/ckptd", "github.com/ckptdev/ckpt/cmd/ckpt")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("build the binaries: %v\n%s", err, out)
+	if bins.CkptdErr != nil {
+		return 0, bins.CkptdErr
 	}
-	binDir = dir
+	binDir = bins.Dir
 	return m.Run(), nil
-}
-
-// goTool is the go command that runs these tests.
-func goTool() string {
-	if root := os.Getenv("GOROOT"); root != "" {
-		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return "/usr/local/go/bin/go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // env is an isolated environment: its own HOME, config and state

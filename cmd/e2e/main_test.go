@@ -12,9 +12,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ckptdev/ckpt/cmd/internal/testbin"
 )
 
-// Built once by TestMain.
+// Set by TestMain; the binaries are built once for all test binaries
+// (testbin.Build).
 var (
 	moduleDir string
 	ckptBin   string // the ckpt client
@@ -40,23 +43,18 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	moduleDir = root
-	bin, err := os.MkdirTemp("", "ckpt-e2e-bin-")
+	bins, err := testbin.Build()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}
-	defer os.RemoveAll(bin)
-	ckptBin = filepath.Join(bin, "ckpt")
-	if out, err := goCommand(root, "build", "-o", ckptBin, "./cmd/ckpt"); err != nil {
-		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/ckpt: %v\n%s", err, out)
-		return 1
-	}
+	ckptBin = bins.Ckpt
 	if !hasGoFiles(filepath.Join(root, "cmd", "ckptd")) {
 		noDaemon = "cmd/ckptd does not exist yet: daemon mode cannot run"
-	} else if out, err := goCommand(root, "build", "-o", filepath.Join(bin, "ckptd"), "./cmd/ckptd"); err != nil {
-		daemonBuildErr = fmt.Sprintf("go build ./cmd/ckptd: %v\n%s", err, out)
+	} else if bins.CkptdErr != nil {
+		daemonBuildErr = bins.CkptdErr.Error()
 	} else {
-		ckptdBin = filepath.Join(bin, "ckptd")
+		ckptdBin = bins.Ckptd
 	}
 	goroot, err := goCommand(root, "env", "GOROOT")
 	if err != nil {

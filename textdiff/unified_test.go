@@ -1,4 +1,4 @@
-package drift
+package textdiff
 
 import (
 	"bytes"
@@ -394,12 +394,12 @@ func checkRoundTrip(t *testing.T, a, b string, absentA, absentB bool, ctx int) {
 		if patch != "" {
 			t.Fatalf("binary with patch %q", patch)
 		}
-		if !udIsBinary([]byte(a)) && !udIsBinary([]byte(b)) {
+		if !IsBinary([]byte(a)) && !IsBinary([]byte(b)) {
 			t.Fatalf("binary reported for text %q, %q", a, b)
 		}
 		return
 	}
-	if udIsBinary([]byte(a)) || udIsBinary([]byte(b)) {
+	if IsBinary([]byte(a)) || IsBinary([]byte(b)) {
 		t.Fatalf("binary input not reported: %q, %q", a, b)
 	}
 	wantA, wantB := "--- a/p\n", "+++ b/p\n"
@@ -425,91 +425,14 @@ func checkRoundTrip(t *testing.T, a, b string, absentA, absentB bool, ctx int) {
 // comparing against a dynamic-programming LCS.
 func checkMinimal(t *testing.T, a, b string) {
 	t.Helper()
-	la, lb := udSplitLines(a), udSplitLines(b)
+	la, lb := splitLines(a), splitLines(b)
 	changed := 0
-	for _, blk := range udDiffLines(la, lb) {
+	for _, blk := range diffLines(la, lb) {
 		changed += blk.a1 - blk.a0 + blk.b1 - blk.b0
 	}
 	want := len(la) + len(lb) - 2*lcsLen(la, lb)
 	if changed != want {
 		t.Fatalf("diff changes %d lines, minimal is %d\na=%q\nb=%q", changed, want, a, b)
-	}
-	// The interned path (used when the quick pass gives up) must agree.
-	del, ins := make([]bool, len(la)), make([]bool, len(lb))
-	udDiffInterned(la, lb, del, ins)
-	if err := checkEdits(la, lb, del, ins); err != nil {
-		t.Fatal(err)
-	}
-	if changed = countTrue(del) + countTrue(ins); changed != want {
-		t.Fatalf("interned diff changes %d lines, minimal is %d\na=%q\nb=%q", changed, want, a, b)
-	}
-}
-
-// checkEdits verifies that the lines kept on each side are equal, in order.
-func checkEdits[T comparable](a, b []T, del, ins []bool) error {
-	var ka, kb []T
-	for i, x := range a {
-		if !del[i] {
-			ka = append(ka, x)
-		}
-	}
-	for i, x := range b {
-		if !ins[i] {
-			kb = append(kb, x)
-		}
-	}
-	if len(ka) != len(kb) {
-		return fmt.Errorf("kept %d lines of a but %d of b", len(ka), len(kb))
-	}
-	for i := range ka {
-		if ka[i] != kb[i] {
-			return fmt.Errorf("kept line %d differs: %v vs %v", i, ka[i], kb[i])
-		}
-	}
-	return nil
-}
-
-func countTrue(v []bool) int {
-	n := 0
-	for _, x := range v {
-		if x {
-			n++
-		}
-	}
-	return n
-}
-
-// TestUnifiedCostLimit exercises the bounded search: with a tiny budget the
-// differ must still produce a valid (if not minimal) edit, or report that it
-// gave up when strict.
-func TestUnifiedCostLimit(t *testing.T) {
-	rng := rand.New(rand.NewSource(4))
-	for iter := 0; iter < 500; iter++ {
-		a := make([]int32, rng.Intn(60))
-		b := make([]int32, rng.Intn(60))
-		for i := range a {
-			a[i] = int32(rng.Intn(4))
-		}
-		for i := range b {
-			b[i] = int32(rng.Intn(4))
-		}
-		for _, strict := range []bool{false, true} {
-			t.Run(fmt.Sprintf("case%d/strict=%v", iter, strict), func(t *testing.T) {
-				d := &udDiffer[int32]{a: a, b: b, del: make([]bool, len(a)), ins: make([]bool, len(b)), maxCost: 1 + iter%4, strict: strict}
-				d.run()
-				if strict && d.exceeded {
-					return
-				}
-				if err := checkEdits(a, b, d.del, d.ins); err != nil {
-					t.Fatalf("%v\na=%v\nb=%v", err, a, b)
-				}
-				if !d.exceeded {
-					if got, want := countTrue(d.del)+countTrue(d.ins), len(a)+len(b)-2*lcsLen(a, b); got != want {
-						t.Fatalf("not minimal: %d edits, want %d", got, want)
-					}
-				}
-			})
-		}
 	}
 }
 
@@ -554,7 +477,7 @@ func applyUnified(a, patch string, ctx int) (string, error) {
 	if len(pl) < 3 || !strings.HasPrefix(pl[0], "--- ") || !strings.HasPrefix(pl[1], "+++ ") {
 		return "", fmt.Errorf("missing headers")
 	}
-	src := udSplitLines(a)
+	src := splitLines(a)
 	var out strings.Builder
 	pos := 0  // next unconsumed line of src (0-based)
 	outN := 0 // lines written to out

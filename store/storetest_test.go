@@ -16,9 +16,9 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// TestStore opens a store in a fresh temporary directory and closes it when
+// openTestStore opens a store in a fresh temporary directory and closes it when
 // the test ends. A test may close it earlier.
-func TestStore(t testing.TB) *Store {
+func openTestStore(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(t.TempDir(), 5*time.Second)
 	if err != nil {
@@ -30,7 +30,7 @@ func TestStore(t testing.TB) *Store {
 
 // RunConformance runs the store's conformance suite against the stores open
 // returns: each call must return a new, empty store that is closed when the
-// test ends (TestStore is one such function). Some cases close the store,
+// test ends (openTestStore is one such function). Some cases close the store,
 // reopen its directory with Open and take it over.
 func RunConformance(t *testing.T, open func(t *testing.T) *Store) {
 	cases := []struct {
