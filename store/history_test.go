@@ -12,7 +12,7 @@ import (
 // first, are exactly its journal entries, never another path's (paths
 // that are prefixes of one another); Change reads each entry back.
 func TestVersions(t *testing.T) {
-	s := TestStore(t)
+	s := openTestStore(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	paths := []string{"a", "a/b", "ab", "a0", "a\x01", "b"}
 	all := confRandomChanges(t, s, rng, paths, 150)
@@ -80,7 +80,7 @@ func TestVersions(t *testing.T) {
 
 // TestCheckpointFrom: the oldest checkpoint at or after a seq.
 func TestCheckpointFrom(t *testing.T) {
-	s := TestStore(t)
+	s := openTestStore(t)
 	confMustView(t, s, func(r *Reader) error {
 		if _, err := r.OldestCheckpoint(); !errors.Is(err, ErrNotFound) {
 			t.Errorf("OldestCheckpoint of an empty store: %v, want ErrNotFound", err)
