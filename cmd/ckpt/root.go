@@ -119,9 +119,12 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	return eng, nil
 }
 
+// close lets go of the backend (for the embedded engine: the store and its
+// lock). It may be called more than once; only the first call closes.
 func (g *globalOptions) close() {
 	if g.closer != nil {
 		g.closer()
+		g.closer = nil
 	}
 }
 
