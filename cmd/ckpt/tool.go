@@ -96,7 +96,14 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 				if g.json {
 					c.Stdout = os.Stderr // stdout carries only the JSON object
 				}
+				// The command may take long and may run ckpt itself: an
+				// embedded engine must not hold the store's lock meanwhile.
+				g.close()
 				runErr := c.Run()
+				b, err := g.open(ctx)
+				if err != nil {
+					return err
+				}
 				r, err := b.ToolEnd(ctx, o.request())
 				if err != nil {
 					return err
