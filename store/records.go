@@ -56,6 +56,10 @@ type Run struct {
 	EndSeq         uint64    `json:"end_seq,omitempty"`
 	ActiveCallID   string    `json:"active_call_id,omitempty"`
 	ActiveCallFrom time.Time `json:"active_call_from,omitzero"`
+	// Warning, if set, says that no baseline was recorded when the run
+	// started: BaselineID is the nearest checkpoint before it, and every
+	// diff of the run repeats the warning.
+	Warning string `json:"warning,omitempty"`
 }
 
 // ToolWindow is one tool call's window: from its pre_write checkpoint to its end.
