@@ -36,9 +36,11 @@ func newRestoreCommand(g *globalOptions) *cobra.Command {
 
 By default it reverts every path that agent runs changed after ID and keeps
 the paths that only you changed outside runs (listed as kept). --exact makes
-the whole workspace exactly ID. With PATHs, only those paths. Every restore
-first cuts a pre_restore_guard checkpoint: ckpt undo brings back exactly the
-state before it.`,
+the whole workspace exactly ID. With PATHs, only those paths, whoever changed
+them. Every restore that changes something first cuts a pre_restore_guard
+checkpoint: ckpt undo brings back exactly the state before it. A path that
+cannot be restored safely (it lies behind a symlink) is refused and left as
+it is, the rest is restored, and ckpt exits 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("restore needs a checkpoint id")}
@@ -84,7 +86,7 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req dri
 		}
 		writeRestore(os.Stderr, r)
 		if len(r.Restored) == 0 {
-			return nil
+			return restoreFailure(r)
 		}
 		if !confirm(fmt.Sprintf("Restore %s?", count(len(r.Restored), "path"))) {
 			return errors.New("restore cancelled; nothing was changed")
@@ -94,15 +96,54 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req dri
 	if err != nil {
 		return err
 	}
-	if err := g.emit(r, func(w io.Writer) { writeRestore(w, r) }); err != nil {
+	failure := restoreFailure(r)
+	out := restoreOutput{RestoreResult: r}
+	if failure != nil {
+		out.Error = failure.Error()
+	}
+	if err := g.emit(out, func(w io.Writer) { writeRestore(w, r) }); err != nil {
 		return err
+	}
+	if failure != nil {
+		return answered{failure}
+	}
+	return nil
+}
+
+// restoreOutput is the restore's one JSON object: with error set when a
+// path was refused or failed (ckpt then exits 1).
+type restoreOutput struct {
+	drift.RestoreResult
+	Error string `json:"error,omitempty"`
+}
+
+// restoreFailure is the one line that says which paths the restore could
+// not restore, or nil if it restored every path it planned.
+func restoreFailure(r drift.RestoreResult) error {
+	var bad []string
+	for _, c := range r.Refused {
+		bad = append(bad, fmt.Sprintf("%s (refused: %s)", c.Path, c.Why))
 	}
 	for _, c := range r.Restored {
 		if c.Error != "" {
-			return fmt.Errorf("%s could not be restored: %s", c.Path, c.Error)
+			bad = append(bad, fmt.Sprintf("%s (%s)", c.Path, c.Error))
 		}
 	}
-	return nil
+	if len(bad) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s could not be restored: %s", count(len(bad), "path"), bad[0])
+	if len(bad) > 1 {
+		msg += fmt.Sprintf(" and %d more", len(bad)-1)
+	}
+	switch {
+	case r.DryRun:
+	case r.GuardCheckpointID != "":
+		msg += "; the rest was restored (undo with: ckpt undo)"
+	default:
+		msg += "; nothing was written"
+	}
+	return errors.New(msg)
 }
 
 func writeRestore(w io.Writer, r drift.RestoreResult) {
@@ -127,7 +168,16 @@ func writeRestore(w io.Writer, r drift.RestoreResult) {
 			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
 		}
 	}
-	if r.GuardCheckpointID != "" {
+	if len(r.Refused) > 0 {
+		fmt.Fprintf(w, "refused %s (left as it is):\n", count(len(r.Refused), "path"))
+		for _, c := range r.Refused {
+			fmt.Fprintf(w, "  %-9s %s  (%s)\n", c.Kind+":", c.Path, c.Why)
+		}
+	}
+	switch {
+	case r.GuardCheckpointID != "":
 		fmt.Fprintf(w, "guard checkpoint %s: undo with: ckpt undo\n", r.GuardCheckpointID)
+	case !r.DryRun:
+		fmt.Fprintln(w, "nothing to write, so no guard checkpoint was cut")
 	}
 }
