@@ -51,7 +51,7 @@ it is, the rest is restored, and ckpt exits 1.`,
 					return err
 				}
 				req := drift.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
-				return runRestore(ctx, g, o, req, b.Restore)
+				return runRestore(ctx, g, o, req, b, backend.Restore)
 			})(cmd, args)
 		},
 	}
@@ -66,21 +66,24 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 		Short: "Undo the last restore: restore its guard checkpoint",
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			return runRestore(ctx, g, o, drift.RestoreRequest{DryRun: o.dryRun}, b.Undo)
+			return runRestore(ctx, g, o, drift.RestoreRequest{DryRun: o.dryRun}, b, backend.Undo)
 		}),
 	}
 	o.flags(cmd, false)
 	return cmd
 }
 
-type restoreFunc func(context.Context, drift.RestoreRequest) (drift.RestoreResult, error)
+// restoreFunc is backend.Restore or backend.Undo.
+type restoreFunc func(backend, context.Context, drift.RestoreRequest) (drift.RestoreResult, error)
 
 // runRestore asks first on a terminal (showing the plan) unless --yes.
-func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req drift.RestoreRequest, do restoreFunc) error {
+// While the person decides, the backend is closed (an embedded engine
+// would hold the store's lock), and opened again to restore.
+func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req drift.RestoreRequest, b backend, do restoreFunc) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
-		r, err := do(ctx, plan)
+		r, err := do(b, ctx, plan)
 		if err != nil {
 			return err
 		}
@@ -88,11 +91,15 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req dri
 		if len(r.Restored) == 0 {
 			return restoreFailure(r)
 		}
+		g.close()
 		if !confirm(fmt.Sprintf("Restore %s?", count(len(r.Restored), "path"))) {
 			return errors.New("restore cancelled; nothing was changed")
 		}
+		if b, err = g.open(ctx); err != nil {
+			return err
+		}
 	}
-	r, err := do(ctx, req)
+	r, err := do(b, ctx, req)
 	if err != nil {
 		return err
 	}

@@ -126,3 +126,105 @@ func TestExecDoesNotHoldTheStore(t *testing.T) {
 		assertChanges(t, "ckpt exec of a command that runs ckpt", te.Changes, want("added b.txt"))
 	})
 }
+
+// openPTY opens a pseudo-terminal: the master, and the slave for the
+// command's stdin and stderr.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { master.Close() })
+	if err := unix.IoctlSetPointerInt(int(master.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(master.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { slave.Close() })
+	return master, slave
+}
+
+// TestConfirmDoesNotHoldTheStore: ckpt restore on a terminal shows its
+// plan and asks; while the person decides, other ckpt commands on the
+// workspace run at once, and the restore goes ahead once confirmed.
+func TestConfirmDoesNotHoldTheStore(t *testing.T) {
+	const lockTimeout = 3 * time.Second
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m, fmt.Sprintf("CKPT_LOCK_TIMEOUT=%s", lockTimeout))
+		ws.write("a.txt", "a1\n")
+		ws.start()
+		var cp checkpointJSON
+		ws.ckptJSON(&cp, "checkpoint")
+		ws.ckptOK("run", "start", "--session", "s", "--run", "r1")
+		ws.write("a.txt", "a2 by the run\n")
+		ws.ckptOK("run", "end", "--session", "s", "--run", "r1")
+
+		master, slave := openPTY(t)
+		restore := exec.Command(ckptBin, "restore", cp.CheckpointID)
+		var stdout strings.Builder
+		restore.Dir, restore.Env = ws.root, ws.env
+		restore.Stdin, restore.Stdout, restore.Stderr = slave, &stdout, slave
+		if err := restore.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- restore.Wait() }()
+		defer func() {
+			restore.Process.Kill()
+			<-done
+		}()
+		prompt := make(chan string, 1)
+		go func() {
+			var seen []byte
+			buf := make([]byte, 4096)
+			for {
+				n, err := master.Read(buf)
+				seen = append(seen, buf[:n]...)
+				if strings.Contains(string(seen), "[y/N]") {
+					prompt <- string(seen)
+					return
+				}
+				if err != nil {
+					prompt <- string(seen)
+					return
+				}
+			}
+		}()
+		select {
+		case p := <-prompt:
+			if !strings.Contains(p, "[y/N]") {
+				t.Fatalf("ckpt restore on a terminal did not ask:\n%s", p)
+			}
+		case <-time.After(commandTimeout):
+			t.Fatalf("ckpt restore on a terminal did not ask within %s", commandTimeout)
+		}
+
+		startedAt := time.Now()
+		r := ws.ckptResult("status", "--json")
+		if took := time.Since(startedAt); r.code != 0 || took >= lockTimeout {
+			t.Fatalf("ckpt status while ckpt restore waits for its answer: took %s (lock_timeout %s)\n%s", took, lockTimeout, r)
+		}
+		if _, err := master.Write([]byte("y\n")); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			done <- err // for the deferred wait
+			if err != nil {
+				t.Fatalf("ckpt restore after y: %v\nstdout:\n%s", err, stdout.String())
+			}
+		case <-time.After(commandTimeout):
+			t.Fatalf("ckpt restore did not finish within %s after y", commandTimeout)
+		}
+		if got := ws.read("a.txt"); got != "a1\n" {
+			t.Errorf("after a confirmed restore a.txt is %q, want a1", got)
+		}
+	})
+}
