@@ -108,19 +108,27 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				var ee *exec.ExitError
+				var failure error
+				if runErr != nil && !errors.As(runErr, &ee) {
+					failure = fmt.Errorf("exec %s: %w", args[0], runErr)
+				}
 				if g.json {
-					if err := g.emit(r, nil); err != nil {
+					out := toolEndOutput{ToolEnd: r}
+					if failure != nil {
+						out.Error = failure.Error()
+					}
+					if err := g.emit(out, nil); err != nil {
 						return err
 					}
 				} else {
 					writeToolEnd(os.Stderr, r)
 				}
-				var ee *exec.ExitError
 				switch {
-				case errors.As(runErr, &ee):
+				case ee != nil:
 					return exitError{ee.ExitCode()}
-				case runErr != nil:
-					return fmt.Errorf("exec %s: %w", args[0], runErr)
+				case failure != nil:
+					return answered{failure}
 				}
 				return nil
 			})(cmd, args)
@@ -128,4 +136,11 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 	}
 	o.flags(cmd, false)
 	return cmd
+}
+
+// toolEndOutput is exec's one JSON object: the tool end, with error set
+// when the command could not be run (ckpt then exits 1).
+type toolEndOutput struct {
+	drift.ToolEnd
+	Error string `json:"error,omitempty"`
 }
