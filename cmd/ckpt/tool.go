@@ -122,6 +122,7 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 						return err
 					}
 				} else {
+					g.close() // as emit does: no lock held while printing
 					writeToolEnd(os.Stderr, r)
 				}
 				switch {
