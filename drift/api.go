@@ -207,12 +207,22 @@ type KeptChange struct {
 	Why  string `json:"why"`
 }
 
-// RestoreResult is `ckpt restore` and `ckpt undo`.
+// RefusedChange is a path a restore could not write safely, and why; the
+// kind is what the restore would have done to it.
+type RefusedChange struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+	Why  string `json:"why"`
+}
+
+// RestoreResult is `ckpt restore` and `ckpt undo`. GuardCheckpointID is
+// empty when the restore changed nothing (and a dry run).
 type RestoreResult struct {
 	CheckpointID      string           `json:"checkpoint_id"`
 	GuardCheckpointID string           `json:"guard_checkpoint_id"`
 	Restored          []RestoredChange `json:"restored"`
 	Kept              []KeptChange     `json:"kept"`
+	Refused           []RefusedChange  `json:"refused"`
 	DryRun            bool             `json:"dry_run"`
 }
 

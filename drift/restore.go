@@ -66,9 +66,15 @@ func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req Resto
 	if err != nil {
 		return RestoreResult{}, asInvalid(err)
 	}
+	return RestoreResultOf(r), nil
+}
+
+// RestoreResultOf is a restore as the CLI and the API show it.
+func RestoreResultOf(r snapshot.RestoreResult) RestoreResult {
 	res := RestoreResult{
-		CheckpointID: target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
+		CheckpointID: r.Target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
 		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
+		Refused: make([]RefusedChange, 0, len(r.Refused)),
 	}
 	for _, it := range r.Restored {
 		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
@@ -80,5 +86,8 @@ func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req Resto
 	for _, it := range r.Kept {
 		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
 	}
-	return res, nil
+	for _, it := range r.Refused {
+		res.Refused = append(res.Refused, RefusedChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+	}
+	return res
 }

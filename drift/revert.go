@@ -170,22 +170,3 @@ func describe(a store.Attr) string {
 	}
 	return "the person (outside any run)"
 }
-
-// RestoreResultOf is a snapshot restore result as the CLI shows it.
-func RestoreResultOf(r snapshot.RestoreResult) RestoreResult {
-	res := RestoreResult{
-		CheckpointID: r.Target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
-		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
-	}
-	for _, it := range r.Restored {
-		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
-		if it.Err != nil {
-			rc.Error = it.Err.Error()
-		}
-		res.Restored = append(res.Restored, rc)
-	}
-	for _, it := range r.Kept {
-		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
-	}
-	return res
-}

@@ -230,11 +230,13 @@ func belongs(cp store.Checkpoint, rec store.Run) bool {
 }
 
 // baseline is the run's persisted record or, when none was recorded, one
-// made from the nearest checkpoint before the run, with a warning.
+// made from the nearest checkpoint before the run, with a warning. The
+// warning is part of the record: once run end persists it, every later
+// diff of the run repeats it.
 func (e *Engine) baseline(session, run string) (store.Run, string, error) {
 	rec, err := e.run(session, run)
 	if err == nil {
-		return rec, "", nil
+		return rec, rec.Warning, nil
 	}
 	if !errors.Is(err, store.ErrNotFound) {
 		return rec, "", err
@@ -267,7 +269,8 @@ func (e *Engine) baseline(session, run string) (store.Run, string, error) {
 		}
 	}
 	rec.BaselineID, rec.StartSeq = base.ID, base.Seq
-	return rec, fmt.Sprintf("no baseline was recorded for run %s/%s; diffing from the nearest checkpoint before it, %s", session, run, base.ID), nil
+	rec.Warning = fmt.Sprintf("no baseline was recorded for run %s/%s; diffing from the nearest checkpoint before it, %s", session, run, base.ID)
+	return rec, rec.Warning, nil
 }
 
 func (e *Engine) run(session, run string) (store.Run, error) {

@@ -194,19 +194,6 @@ func eventOf(root string, ev snapshot.Event) Event {
 
 // restoreOf is a restore as the API shows it (as drift does).
 func restoreOf(r snapshot.RestoreResult) *drift.RestoreResult {
-	out := &drift.RestoreResult{
-		CheckpointID: r.Target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
-		Restored: make([]drift.RestoredChange, 0, len(r.Restored)), Kept: make([]drift.KeptChange, 0, len(r.Kept)),
-	}
-	for _, it := range r.Restored {
-		rc := drift.RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
-		if it.Err != nil {
-			rc.Error = it.Err.Error()
-		}
-		out.Restored = append(out.Restored, rc)
-	}
-	for _, it := range r.Kept {
-		out.Kept = append(out.Kept, drift.KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
-	}
-	return out
+	out := drift.RestoreResultOf(r)
+	return &out
 }

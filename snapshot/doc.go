@@ -55,8 +55,11 @@
 //	plan:   for each path with journal entries after the target (in scope):
 //	          target state := state at target; skip it if equal to now
 //	          keep it (with why) if only the person changed it (default
-//	          scope), or if either side's content is not stored
-//	check:  refuse if any write would go through a symlink on disk
+//	          scope: no paths named), or if either side's content is not
+//	          stored
+//	check:  refuse (take out of the plan, and list with why) each path
+//	        whose write would go through a symlink on disk; the rest goes on
+//	nothing left to write: make the target current, and stop (no guard)
 //	guard+intent: cut pre_restore_guard and persist the plan (each path's
 //	        state now and its target) in one commit; one sync
 //	apply:  removals deepest first, then writes parents first, in batches:

@@ -778,9 +778,16 @@ func (m *modelRun) restore(target store.Checkpoint, what string) {
 	}
 	m.checkDisk(fmt.Sprintf("%s %s", what, target.ID), want)
 	m.live = want
-	m.addCheckpoint(res.Guard, pre)
-	if res.Guard.Reason != ReasonPreRestoreGuard {
-		m.fatalf("guard reason %q", res.Guard.Reason)
+	switch {
+	case res.Guard.ID != "":
+		m.addCheckpoint(res.Guard, pre)
+		if res.Guard.Reason != ReasonPreRestoreGuard {
+			m.fatalf("guard reason %q", res.Guard.Reason)
+		}
+	case len(res.Restored) > 0:
+		m.fatalf("%s %s restored %d paths without a guard", what, target.ID, len(res.Restored))
+	default:
+		m.stats[what+"s with nothing to write"]++
 	}
 	if cur, err := m.ws.Current(); err != nil || cur.ID != target.ID {
 		m.fatalf("current checkpoint after %s %s is %s (%v)", what, target.ID, cur.ID, err)

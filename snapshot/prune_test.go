@@ -228,9 +228,14 @@ func prunePruneRandom(t *testing.T, seed uint64) {
 		case steps / 4:
 			// A restore long ago: its target (now current), guard and the
 			// checkpoint current before it must stay (undo needs them).
+			// It has a file to remove: a restore with nothing to write
+			// cuts no guard.
+			e.must(os.WriteFile(filepath.Join(e.root, "restored-away.txt"), []byte("gone\n"), 0o644))
+			e.reconcile()
+			guarded := e.disk()
 			res, err := e.ws.Restore(e.ctx, history[steps/5+1], RestoreOptions{Exact: true})
 			e.must(err)
-			trees[res.Guard.ID] = trees[cp.ID]
+			trees[res.Guard.ID] = guarded
 		case steps/2 - 1:
 			// An open run whose baseline is this checkpoint; what follows is
 			// the run's.

@@ -60,6 +60,10 @@ type Run struct {
 	// it (to EndSeq) were captured while it was open. 0 in records written
 	// before it was kept: StartSeq stands in.
 	OpenSeq uint64 `json:"open_seq,omitempty"`
+	// Warning, if set, says that no baseline was recorded when the run
+	// started: BaselineID is the nearest checkpoint before it, and every
+	// diff of the run repeats the warning.
+	Warning string `json:"warning,omitempty"`
 }
 
 // ToolWindow is one tool call's window: from its pre_write checkpoint to its end.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +34,11 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 			if len(ids) > 2 {
 				g.entered = false
 				return usageError{fmt.Errorf("diff takes at most two checkpoints (put paths after --)")}
+			}
+			// An empty id is bad input, not "the default": diff '' would
+			// otherwise diff from the current checkpoint.
+			if slices.Contains(ids, "") || (cmd.Flags().Changed("checkpoint") && o.checkpoint == "") {
+				return usageError{errors.New(`"" is not a checkpoint id`)}
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				return runDiff(ctx, g, b, o, ids, paths)

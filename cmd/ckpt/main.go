@@ -41,6 +41,14 @@ func exitCode(err error) int {
 	return 1
 }
 
+// answered is a failure that the command's answer on stdout already
+// reports (a restore that refused a path): with --json, stdout holds that
+// one object and no second {"error": ...}.
+type answered struct{ err error }
+
+func (e answered) Error() string { return e.err.Error() }
+func (e answered) Unwrap() error { return e.err }
+
 // exitError carries a child's exit code through (ckpt exec).
 type exitError struct{ code int }
 
@@ -60,9 +68,10 @@ func main() {
 	if store.IsFull(err) {
 		err = errors.New(store.FullMessage(err)) // one line, whatever wrapped it
 	}
+	var done answered
 	if err != nil && !errors.As(err, &xe) {
 		fmt.Fprintln(os.Stderr, "ckpt:", err)
-		if opts.json || jsonRequested(os.Args[1:]) {
+		if (opts.json || jsonRequested(os.Args[1:])) && !errors.As(err, &done) {
 			json.NewEncoder(os.Stdout).Encode(map[string]string{"error": err.Error()})
 		}
 	}

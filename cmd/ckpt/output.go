@@ -14,7 +14,11 @@ import (
 )
 
 // emit prints the answer: exactly one JSON object with --json, else text.
+// It first lets go of the workspace: an embedded command holds the store's
+// lock while it is open, and a slow reader of the output (a pager, a full
+// pipe) must not keep every other ckpt command on the workspace waiting.
 func (g *globalOptions) emit(v any, text func(w io.Writer)) error {
+	g.close()
 	if g.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

@@ -124,9 +124,12 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	return eng, nil
 }
 
+// close lets go of the backend (for the embedded engine: the store and its
+// lock). It may be called more than once; only the first call closes.
 func (g *globalOptions) close() {
 	if g.closer != nil {
 		g.closer()
+		g.closer = nil
 	}
 }
 
@@ -166,11 +169,18 @@ func findWorkspace(dir, stateDir string) (string, error) {
 
 // relPaths turns command-line paths (relative to the current directory,
 // or absolute) into workspace-relative ones; a path outside the workspace
-// is bad input.
+// is bad input. A path names what is in the workspace at that name: a
+// symlink on the way to it inside the workspace is not followed (ckpt never
+// follows them), so "d/f" stays d/f when d is a symlink to elsewhere. Only
+// a path that is outside the workspace as written is looked at through its
+// symlinks (a workspace reached through a symlinked directory).
 func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
+	}
+	if resolved, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = resolved
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
@@ -179,14 +189,25 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 			p = filepath.Join(wd, p)
 		}
 		p = filepath.Clean(p)
-		if resolved, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			p = filepath.Join(resolved, filepath.Base(p))
+		rel, ok := relativeTo(g.root, p)
+		if !ok {
+			if resolved, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+				rel, ok = relativeTo(g.root, filepath.Join(resolved, filepath.Base(p)))
+			}
 		}
-		rel, err := filepath.Rel(g.root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		if !ok {
 			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
 		}
 		out = append(out, filepath.ToSlash(rel))
 	}
 	return out, nil
+}
+
+// relativeTo is p relative to root, if p is root or lies under it.
+func relativeTo(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }

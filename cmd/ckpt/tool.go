@@ -96,24 +96,40 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 				if g.json {
 					c.Stdout = os.Stderr // stdout carries only the JSON object
 				}
+				// The command may take long and may run ckpt itself: an
+				// embedded engine must not hold the store's lock meanwhile.
+				g.close()
 				runErr := c.Run()
+				b, err := g.open(ctx)
+				if err != nil {
+					return err
+				}
 				r, err := b.ToolEnd(ctx, o.request())
 				if err != nil {
 					return err
 				}
+				var ee *exec.ExitError
+				var failure error
+				if runErr != nil && !errors.As(runErr, &ee) {
+					failure = fmt.Errorf("exec %s: %w", args[0], runErr)
+				}
 				if g.json {
-					if err := g.emit(r, nil); err != nil {
+					out := toolEndOutput{ToolEnd: r}
+					if failure != nil {
+						out.Error = failure.Error()
+					}
+					if err := g.emit(out, nil); err != nil {
 						return err
 					}
 				} else {
+					g.close() // as emit does: no lock held while printing
 					writeToolEnd(os.Stderr, r)
 				}
-				var ee *exec.ExitError
 				switch {
-				case errors.As(runErr, &ee):
+				case ee != nil:
 					return exitError{ee.ExitCode()}
-				case runErr != nil:
-					return fmt.Errorf("exec %s: %w", args[0], runErr)
+				case failure != nil:
+					return answered{failure}
 				}
 				return nil
 			})(cmd, args)
@@ -121,4 +137,11 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 	}
 	o.flags(cmd, false)
 	return cmd
+}
+
+// toolEndOutput is exec's one JSON object: the tool end, with error set
+// when the command could not be run (ckpt then exits 1).
+type toolEndOutput struct {
+	drift.ToolEnd
+	Error string `json:"error,omitempty"`
 }
