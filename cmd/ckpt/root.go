@@ -107,7 +107,11 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 			return nil, err
 		}
 	}
-	if b, closer, ok := dialDaemon(ctx, g.cfg, g.root); ok {
+	b, closer, ok, err := dialDaemon(ctx, g.cfg, g.root)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
 		g.closer = closer
 		return b, nil
 	}

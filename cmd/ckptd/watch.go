@@ -85,6 +85,9 @@ func handOver(ctx context.Context, socket string, roots []string, log *slog.Logg
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	h, err := c.Health(hctx)
 	cancel()
+	if errors.Is(err, integration.ErrForeignDaemon) {
+		return true, err
+	}
 	if err != nil {
 		return false, nil // a stale socket: no daemon
 	}
