@@ -12,6 +12,7 @@ import (
 	"github.com/ckptdev/ckpt/cmd/internal/wiring"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -96,6 +97,9 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	flags := g.cmd.Flags()
 	base, err := config.Load(config.Options{Flags: flags})
 	if err != nil {
+		return nil, err
+	}
+	if err := integration.PrepareStateDir(base.StateDir); err != nil {
 		return nil, err
 	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {

@@ -47,6 +47,9 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 	if err != nil {
 		return err
 	}
+	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+		return err
+	}
 	roots, err := resolveDirs(dirs)
 	if err != nil {
 		return err
