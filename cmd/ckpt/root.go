@@ -42,6 +42,9 @@ type globalOptions struct {
 	root   string
 	cfg    *config.Config
 	closer func() error
+	// daemonMayKeepConfig: an invalid workspace ckpt.yaml is no error when
+	// a daemon serves the workspace (it keeps its settings and says why).
+	daemonMayKeepConfig bool
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -105,15 +108,24 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
 		return nil, err
 	}
+	// The workspace's ckpt.yaml cannot change the state directory or the
+	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
-	if _, err := os.Stat(filepath.Join(g.root, "ckpt.yaml")); err == nil {
-		if g.cfg, err = config.Load(config.Options{Workspace: g.root, Flags: flags}); err != nil {
-			return nil, err
+	var wsErr error
+	if _, err := os.Stat(filepath.Join(g.root, wiring.WorkspaceConfigFile)); err == nil {
+		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
+			g.cfg = base
 		}
 	}
-	b, closer, ok, err := dialDaemon(ctx, g.cfg, g.root)
+	b, closer, ok, err := dialDaemon(ctx, base, g.root)
 	if err != nil {
 		return nil, err
+	}
+	if wsErr != nil && !(ok && g.daemonMayKeepConfig) {
+		if ok {
+			closer()
+		}
+		return nil, wsErr
 	}
 	if ok {
 		g.closer = closer
