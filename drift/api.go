@@ -58,6 +58,7 @@ type Daemon struct {
 	Events        int64     `json:"events,omitempty"`
 	LastError     string    `json:"last_error,omitempty"`
 	LastErrorAt   time.Time `json:"last_error_at,omitzero"`
+	ConfigError   string    `json:"config_error,omitempty"` // the workspace's ckpt.yaml is invalid: the daemon keeps its previous settings
 	StoreBytes    int64     `json:"store_bytes,omitempty"`
 	StartedAt     time.Time `json:"started_at,omitzero"`
 	UptimeSeconds int64     `json:"uptime_seconds,omitempty"`

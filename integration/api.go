@@ -45,6 +45,9 @@ type WatcherStats struct {
 	Events      int64     `json:"events"`
 	LastError   string    `json:"last_error,omitempty"`
 	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+	// ConfigError is why the workspace's ckpt.yaml on disk is not in force
+	// (the daemon keeps the settings it had); "" when it is.
+	ConfigError string `json:"config_error,omitempty"`
 }
 
 // AddWorkspacesRequest is POST /v1/workspaces.

@@ -32,7 +32,9 @@ type Client struct {
 
 // Dial returns a client for the daemon at socketPath. It only checks that
 // the socket exists (ErrNoDaemon if not), so it costs almost nothing when
-// no daemon runs; the first call connects.
+// no daemon runs; the first call connects. Every connection's peer must
+// run as this process's uid: another's is refused with ErrForeignDaemon
+// before a byte is sent.
 func Dial(socketPath string) (*Client, error) {
 	fi, err := os.Stat(socketPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -46,8 +48,7 @@ func Dial(socketPath string) (*Client, error) {
 	}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socketPath)
+			return dialOwn(ctx, socketPath)
 		},
 		DisableCompression:  true,
 		MaxIdleConnsPerHost: 4,
@@ -100,7 +101,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("ckptd at %s: %w", c.socket, unwrapURLError(err))
+		err = unwrapURLError(err)
+		if errors.Is(err, ErrForeignDaemon) {
+			return err
+		}
+		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {

@@ -38,7 +38,10 @@
 //
 // The socket's directory is created 0700, the socket is chmod 0600, and
 // every accepted connection's peer uid (SO_PEERCRED) must be the daemon's
-// own; others are closed at once. Before listening, Listen dials the socket:
+// own; others are closed at once. The client checks the other way round:
+// a socket served by another uid is ErrForeignDaemon before a byte is sent,
+// since whoever serves it could answer anything. PrepareStateDir checks the
+// state directory as ssh checks its files. Before listening, Listen dials the socket:
 // if something answers, another daemon is there and Listen fails; if the
 // connection is refused, the socket file is stale and is replaced.
 //

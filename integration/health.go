@@ -47,6 +47,7 @@ func (s *Server) daemonInfo(served Served) drift.Daemon {
 		st := served.Stats()
 		d.WatchedDirs, d.QueueDepth, d.Overflows, d.Rewalks, d.Events = st.WatchedDirs, st.QueueDepth, st.Overflows, st.Rewalks, st.Events
 		d.LastError, d.LastErrorAt = st.LastError, st.LastErrorAt
+		d.ConfigError = st.ConfigError
 	}
 	return d
 }

@@ -404,16 +404,19 @@ func ContextOutput(event, text string) []byte {
 
 // DriftContext tells the agent, at the start of its turn, which files
 // changed outside any run since its last turn ended: the person's (or
-// another program's) edits. Empty when nothing drifted.
+// another program's) edits. Empty when nothing drifted. The paths are data
+// written by anyone who can name a file: they are quoted, capped and
+// fenced off (writePaths) so that none can read as an instruction.
 func DriftContext(rs drift.RunStart) string {
 	if !rs.WorkspaceDrifted || len(rs.Drift) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "ckpt: since your last turn, %d path(s) in this workspace were changed outside your runs (by the person or another program). Re-read them before relying on what you remember of them; do not undo these changes unless asked:\n", len(rs.Drift))
-	writePaths(&b, rs.Drift, "ckpt show "+rs.PrevCheckpointID+" lists them all")
+	fmt.Fprintf(&b, "ckpt: since your last turn, %d path(s) in this workspace were changed outside your runs (by the person or another program). Re-read them before relying on what you remember of them; do not undo these changes unless asked.\n", len(rs.Drift))
+	writePaths(&b, rs.Drift, "ckpt show "+contextID(rs.PrevCheckpointID)+" lists them all")
+	session, run, cp := contextID(rs.SessionID), contextID(rs.RunID), contextID(rs.PrevCheckpointID)
 	fmt.Fprintf(&b, "This turn is ckpt run %s/%s; its baseline is checkpoint %s (taken after those changes), so `ckpt diff --session %s --run %s` will show only your changes.\n",
-		rs.SessionID, rs.RunID, rs.PrevCheckpointID, rs.SessionID, rs.RunID)
+		session, run, cp, session, run)
 	return b.String()
 }
 
@@ -425,31 +428,11 @@ func UncoveredContext(te drift.ToolEnd) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "ckpt: this tool call changed %d path(s) whose earlier content is not stored (too large or unreadable); ckpt cannot undo these changes:\n", len(te.UncoveredPaths))
+	fmt.Fprintf(&b, "ckpt: this tool call changed %d path(s) whose earlier content is not stored (too large or unreadable); ckpt cannot undo these changes.\n", len(te.UncoveredPaths))
 	changes := make([]drift.Change, len(te.UncoveredPaths))
 	for i, p := range te.UncoveredPaths {
 		changes[i] = drift.Change{Path: p}
 	}
 	writePaths(&b, changes, "")
 	return b.String()
-}
-
-// writePaths lists changes, at most maxListed of them; hint says where to
-// see the rest.
-func writePaths(b *strings.Builder, changes []drift.Change, hint string) {
-	for i, c := range changes {
-		if i == maxListed {
-			fmt.Fprintf(b, "  … and %d more", len(changes)-maxListed)
-			if hint != "" {
-				fmt.Fprintf(b, " (%s)", hint)
-			}
-			b.WriteString("\n")
-			break
-		}
-		if c.Kind != "" {
-			fmt.Fprintf(b, "  %s: %s\n", c.Kind, c.Path)
-		} else {
-			fmt.Fprintf(b, "  %s\n", c.Path)
-		}
-	}
 }

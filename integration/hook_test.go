@@ -424,7 +424,7 @@ func TestDriftContext(t *testing.T) {
 		Drift: []drift.Change{{Path: "src/a.go", Kind: "modified"}, {Path: "new.txt", Kind: "added"}, {Path: "old.txt", Kind: "deleted"}},
 	}
 	got := DriftContext(rs)
-	for _, want := range []string{"3 path(s)", "  modified: src/a.go\n", "  added: new.txt\n", "  deleted: old.txt\n", "run s/turn-2", "checkpoint c9", "ckpt diff --session s --run turn-2"} {
+	for _, want := range []string{"3 path(s)", "  modified: \"src/a.go\"\n", "  added: \"new.txt\"\n", "  deleted: \"old.txt\"\n", "run s/turn-2", "checkpoint c9", "ckpt diff --session s --run turn-2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("context lacks %q:\n%s", want, got)
 		}
@@ -438,7 +438,7 @@ func TestDriftContext(t *testing.T) {
 	if n := strings.Count(got, "  added: "); n != maxListed {
 		t.Errorf("listed %d paths, want %d", n, maxListed)
 	}
-	if !strings.Contains(got, "… and 7 more (ckpt show c9 lists them all)") {
+	if !strings.Contains(got, "</ckpt-paths>\n… and 7 more (ckpt show c9 lists them all)\n") {
 		t.Errorf("no tail line:\n%s", got)
 	}
 }
@@ -470,7 +470,7 @@ func TestUncoveredContext(t *testing.T) {
 		t.Errorf("nothing uncovered: %q", got)
 	}
 	got := UncoveredContext(drift.ToolEnd{UncoveredPaths: []string{"big.bin"}})
-	if !strings.Contains(got, "  big.bin\n") || !strings.Contains(got, "cannot undo") {
+	if !strings.Contains(got, "<ckpt-paths>\n  \"big.bin\"\n</ckpt-paths>\n") || !strings.Contains(got, "cannot undo") {
 		t.Errorf("context %q", got)
 	}
 }

@@ -90,6 +90,10 @@ func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 			return nil, fmt.Errorf("open store %s: %w", dir, err)
 		}
 	}
+	if err := privateFiles(dir); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
 	err = s.db.View(func(txn *badger.Txn) error {
 		if err := getJSON(txn, metaKey(metaHead), &s.head); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
@@ -140,7 +144,10 @@ func (s *Store) Sync() error {
 	if err != nil {
 		return err
 	}
-	return db.Sync()
+	if err := db.Sync(); err != nil {
+		return err
+	}
+	return privateFiles(s.dir)
 }
 
 func (s *Store) dbDir() string { return filepath.Join(s.dir, "db") }
@@ -181,7 +188,7 @@ func (s *Store) writable() error {
 		return fmt.Errorf("reopen store %s for writing: %w", s.dir, err)
 	}
 	s.db, s.valueThreshold = db, opts.ValueThreshold
-	return nil
+	return privateFiles(s.dir)
 }
 
 // errClosed is what a store that is closed, or could not be reopened for
@@ -196,6 +203,9 @@ func (s *Store) Close() error {
 	if s.db != nil {
 		err = s.closeDB()
 		s.db = nil
+		if perr := privateFiles(s.dir); err == nil {
+			err = perr
+		}
 	}
 	if s.lock != nil {
 		s.lock.Close()

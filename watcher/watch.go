@@ -84,6 +84,7 @@ type Watcher struct {
 	logf   func(format string, args ...any)
 
 	q       *eventQueue
+	reconf  reconfig      // settings handed over by Reconfigure
 	ready   chan struct{} // closed after the initial reconcile
 	done    chan struct{} // closed when Run returns
 	started atomic.Bool

@@ -20,6 +20,9 @@ func (w *Watcher) loop(ctx context.Context) {
 	defer timer.Stop()
 	var lastDue time.Time
 	for ctx.Err() == nil {
+		if w.applySettings() {
+			continue
+		}
 		if why, ok := w.takeOverflow(); ok {
 			w.q.clear() // everything queued happened before the walk starts
 			w.rewalk(ctx, why)

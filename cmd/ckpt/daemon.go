@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ckptdev/ckpt/config"
@@ -19,18 +20,23 @@ var _ backend = (*integration.WorkspaceClient)(nil)
 // dialDaemon connects to the daemon if one serves root. A missing socket
 // costs one stat; a stale one, a refused connect. The daemon holds the
 // store of every workspace it serves, so such a workspace must go through
-// it.
-func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, bool) {
+// it. A socket served by another user is an error, not an absent daemon:
+// ckpt neither believes it nor works around it.
+func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, bool, error) {
 	c, err := integration.Dial(cfg.Socket)
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
 	hctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	h, err := c.Health(hctx)
+	if errors.Is(err, integration.ErrForeignDaemon) {
+		c.Close()
+		return nil, nil, false, err
+	}
 	if err != nil || !h.Serves(root) {
 		c.Close()
-		return nil, nil, false
+		return nil, nil, false, nil
 	}
-	return c.Workspace(root), c.Close, true
+	return c.Workspace(root), c.Close, true, nil
 }

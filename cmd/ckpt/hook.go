@@ -88,6 +88,9 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if err != nil {
 		return err
 	}
+	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+		return err
+	}
 	hs, err := openHookState(base.StateDir, in.SessionID)
 	if err != nil {
 		return err

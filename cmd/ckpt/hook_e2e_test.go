@@ -269,7 +269,7 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 		t.Fatalf("second prompt: stdout %q: %v", r.stdout, err)
 	}
 	ctx := out.HookSpecificOutput.AdditionalContext
-	if out.HookSpecificOutput.HookEventName != "UserPromptSubmit" || !strings.Contains(ctx, "modified: b.txt") {
+	if out.HookSpecificOutput.HookEventName != "UserPromptSubmit" || !strings.Contains(ctx, `modified: "b.txt"`) {
 		t.Errorf("second prompt: output %+v, want b.txt's drift in additionalContext", out)
 	}
 	if strings.Contains(ctx, "a.txt") || !strings.Contains(ctx, "run "+session+"/turn-2") {

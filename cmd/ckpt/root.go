@@ -12,6 +12,7 @@ import (
 	"github.com/ckptdev/ckpt/cmd/internal/wiring"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -44,6 +45,9 @@ type globalOptions struct {
 	root   string
 	cfg    *config.Config
 	closer func() error
+	// daemonMayKeepConfig: an invalid workspace ckpt.yaml is no error when
+	// a daemon serves the workspace (it keeps its settings and says why).
+	daemonMayKeepConfig bool
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -103,16 +107,32 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+		return nil, err
+	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
 		return nil, err
 	}
+	// The workspace's ckpt.yaml cannot change the state directory or the
+	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
-	if _, err := os.Stat(filepath.Join(g.root, "ckpt.yaml")); err == nil {
-		if g.cfg, err = config.Load(config.Options{Workspace: g.root, Flags: flags}); err != nil {
-			return nil, err
+	var wsErr error
+	if _, err := os.Stat(filepath.Join(g.root, wiring.WorkspaceConfigFile)); err == nil {
+		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
+			g.cfg = base
 		}
 	}
-	if b, closer, ok := dialDaemon(ctx, g.cfg, g.root); ok {
+	b, closer, ok, err := dialDaemon(ctx, base, g.root)
+	if err != nil {
+		return nil, err
+	}
+	if wsErr != nil && !(ok && g.daemonMayKeepConfig) {
+		if ok {
+			closer()
+		}
+		return nil, wsErr
+	}
+	if ok {
 		g.closer = closer
 		return b, nil
 	}

@@ -16,21 +16,31 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 		Use:   "status [--rescan]",
 		Short: "Show the daemon's state and what changed since the current checkpoint",
 		Args:  noArgs,
-		RunE: run(g, func(ctx context.Context, b backend) error {
-			if rescan {
-				if err := b.Rescan(ctx); err != nil {
-					return err
-				}
-			}
-			s, err := b.Status(ctx)
-			if err != nil {
-				return err
-			}
-			return g.emit(s, func(w io.Writer) { writeStatus(w, s) })
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// A daemon keeps serving a workspace whose ckpt.yaml became
+			// invalid, with the settings it had: status shows why.
+			g.daemonMayKeepConfig = true
+			return run(g, statusBody(g, &rescan))(cmd, args)
+		},
 	}
 	addRescanFlag(cmd, &rescan)
 	return cmd
+}
+
+// statusBody is the status command once the backend is open.
+func statusBody(g *globalOptions, rescan *bool) func(ctx context.Context, b backend) error {
+	return func(ctx context.Context, b backend) error {
+		if *rescan {
+			if err := b.Rescan(ctx); err != nil {
+				return err
+			}
+		}
+		s, err := b.Status(ctx)
+		if err != nil {
+			return err
+		}
+		return g.emit(s, func(w io.Writer) { writeStatus(w, s) })
+	}
 }
 
 // addRescanFlag adds --rescan: a full scan of the workspace before the
@@ -47,6 +57,9 @@ func writeStatus(w io.Writer, s drift.Status) {
 			s.Daemon.PID, s.Daemon.WatchedDirs, s.Daemon.QueueDepth, s.Daemon.Overflows, s.Daemon.Rewalks)
 		if s.Daemon.LastError != "" {
 			fmt.Fprintf(w, "  last error: %s\n", s.Daemon.LastError)
+		}
+		if s.Daemon.ConfigError != "" {
+			fmt.Fprintf(w, "  the workspace's configuration is invalid; the daemon keeps its previous settings: %s\n", s.Daemon.ConfigError)
 		}
 	} else {
 		fmt.Fprintln(w, "Daemon not running: changes are found by scanning (start one with: ckptd watch DIR)")

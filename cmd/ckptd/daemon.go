@@ -107,19 +107,26 @@ func (d *daemon) open(ctx context.Context, root string) (integration.Served, err
 	defer context.AfterFunc(d.ctx, cancel)()
 	defer cancel()
 
-	cfg, err := config.Load(config.Options{Workspace: root, Flags: d.flags})
+	load := func() (*config.Config, error) {
+		cfg, err := config.Load(config.Options{Workspace: root, Flags: d.flags})
+		if err != nil {
+			return nil, err
+		}
+		// A workspace's ckpt.yaml cannot set them (config refuses it);
+		// the daemon's own are the ones it serves and stores with.
+		cfg.StateDir, cfg.Socket = d.base.StateDir, d.base.Socket
+		return cfg, nil
+	}
+	cfg, err := load()
 	if err != nil {
 		return integration.Served{}, drift.Invalid(err)
-	}
-	if cfg.StateDir != d.base.StateDir || cfg.Socket != d.base.Socket {
-		d.log.Warn("the workspace's ckpt.yaml sets state_dir or socket; the daemon keeps its own", "workspace", root)
-		cfg.StateDir, cfg.Socket = d.base.StateDir, d.base.Socket
 	}
 	start := time.Now()
 	d.log.Info("opening", "workspace", root)
 	wd, err := wiring.OpenWatched(ctx, cfg, root, wiring.WatchOptions{
 		Progress: progressFrom(ctx, root),
 		Logf:     watcherLogf(d.log),
+		Reload:   load,
 	})
 	if err != nil {
 		return integration.Served{}, err

@@ -48,7 +48,9 @@ func watcherLogf(log *slog.Logger) func(format string, args ...any) {
 	return func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
 		level := slog.LevelWarn
-		if strings.Contains(msg, "re-walking") && !strings.Contains(msg, "overflow") {
+		if strings.Contains(msg, "re-walking") && !strings.Contains(msg, "overflow") ||
+			strings.Contains(msg, "reloaded the workspace's configuration") ||
+			strings.Contains(msg, "configuration is valid again") {
 			level = slog.LevelInfo
 		}
 		log.Log(context.Background(), level, msg)

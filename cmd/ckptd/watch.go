@@ -47,6 +47,9 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 	if err != nil {
 		return err
 	}
+	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+		return err
+	}
 	roots, err := resolveDirs(dirs)
 	if err != nil {
 		return err
@@ -85,6 +88,9 @@ func handOver(ctx context.Context, socket string, roots []string, log *slog.Logg
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	h, err := c.Health(hctx)
 	cancel()
+	if errors.Is(err, integration.ErrForeignDaemon) {
+		return true, err
+	}
 	if err != nil {
 		return false, nil // a stale socket: no daemon
 	}

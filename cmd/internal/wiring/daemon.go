@@ -22,6 +22,10 @@ type WatchOptions struct {
 	Progress func(done, total int)
 	// Logf, if set, receives the watcher's log lines.
 	Logf func(format string, args ...any)
+	// Reload, if set, reads the workspace's configuration again: the
+	// watched workspace calls it when its ckpt.yaml changed, and puts the
+	// result into force (an error keeps the settings it had).
+	Reload func() (*config.Config, error)
 }
 
 // Watched is a workspace as the daemon holds it: its store, its watcher,
@@ -34,10 +38,10 @@ type Watched struct {
 	// the inotify watches it needs.
 	Dirs int
 
-	retention time.Duration
-	logf      func(format string, args ...any)
-	stopped   chan struct{} // closed when Run returns
-	runErr    error         // Run's error, set before stopped is closed
+	live    *liveConfig
+	logf    func(format string, args ...any)
+	stopped chan struct{} // closed when Run returns
+	runErr  error         // Run's error, set before stopped is closed
 }
 
 // OpenWatched opens the workspace at root (importing it the first time),
@@ -55,7 +59,8 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 		ws.Close()
 		return nil, fmt.Errorf("count the directories of %s: %w", root, err)
 	}
-	w, err := watcher.New(root, ig, ws, watcher.Options{
+	wd := &Watched{Workspace: ws, Dirs: dirs, live: newLiveConfig(cfg, o.Reload), logf: o.Logf, stopped: make(chan struct{})}
+	w, err := watcher.New(root, ig, reloadingSink{wd}, watcher.Options{
 		Debounce:       cfg.Debounce,
 		MaxDelay:       cfg.MaxDelay,
 		QueueSize:      cfg.QueueSize,
@@ -66,9 +71,9 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 		ws.Close()
 		return nil, err
 	}
-	wd := &Watched{Workspace: ws, Watcher: w, Dirs: dirs, retention: cfg.Retention, logf: o.Logf, stopped: make(chan struct{})}
-	wd.Engine = drift.New(ws, wd.barrier(cfg.SyncTimeout, w.Sync))
-	wd.Engine.Rescanner = wd.barrier(cfg.SyncTimeout, w.Rescan)
+	wd.Watcher = w
+	wd.Engine = drift.New(ws, wd.barrier(w.Sync))
+	wd.Engine.Rescanner = wd.barrier(w.Rescan)
 	return wd, nil
 }
 
@@ -91,9 +96,7 @@ func (wd *Watched) Run(ctx context.Context) error {
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
-		if wd.retention > 0 {
-			wd.pruneDaily(pctx)
-		}
+		wd.pruneDaily(pctx)
 	}()
 	err := wd.Watcher.Run(ctx)
 	stopPruning()
@@ -111,9 +114,10 @@ func (wd *Watched) Close() error {
 
 // barrier is the engine's Sync (with the watcher's Sync) or its Rescanner
 // (with the watcher's Rescan): wait for the initial reconcile, then pass
-// the cookie barrier within timeout.
-func (wd *Watched) barrier(timeout time.Duration, pass func(context.Context) error) func(context.Context) error {
+// the cookie barrier within sync_timeout.
+func (wd *Watched) barrier(pass func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
+		timeout := durationOf(&wd.live.syncTimeout)
 		select {
 		case <-wd.Watcher.Ready():
 		case <-wd.stopped:
@@ -171,16 +175,27 @@ func (wd *Watched) Stats() integration.WatcherStats {
 		Ready: ready, WatchedDirs: st.WatchedDirs, QueueDepth: st.QueueDepth,
 		Overflows: st.Overflows, Rewalks: st.Rewalks, Events: st.Events,
 		LastError: st.LastError, LastErrorAt: st.LastErrorAt,
+		ConfigError: wd.ConfigError(),
 	}
 }
 
 // pruneDaily applies the retention while the daemon runs: checked hourly,
-// done when a day has passed since the last prune (PruneDue).
+// done when a day has passed since the last prune (PruneDue); a retention
+// of 0 keeps everything.
 func (wd *Watched) pruneDaily(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		stats, did, err := wd.Workspace.PruneDue(ctx, wd.retention)
+		retention := durationOf(&wd.live.retention)
+		if retention <= 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				continue
+			}
+		}
+		stats, did, err := wd.Workspace.PruneDue(ctx, retention)
 		switch {
 		case err != nil && wd.logf != nil:
 			wd.logf("retention: %s: %v", wd.Workspace.Root(), err)
