@@ -76,6 +76,16 @@ type Status struct {
 	LastRun             *RunInfo  `json:"last_run,omitempty"`
 	LastRestore         *Restored `json:"last_restore,omitempty"`
 	UndoCommand         string    `json:"undo_command,omitempty"`
+	// Unreadable: paths ckpt could not read. Their recorded state is kept
+	// (nothing under them counts as deleted), restores leave them alone,
+	// and changes under them are unknown until they can be read.
+	Unreadable []UnreadablePath `json:"unreadable"`
+}
+
+// UnreadablePath is a directory or file that could not be read, and why.
+type UnreadablePath struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
 }
 
 // Restored names the last restore.

@@ -108,6 +108,10 @@ func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) 
 			res.PreemptivelyCapturedPaths = append(res.PreemptivelyCapturedPaths, fc.Path)
 		}
 	}
+	// What the window did under a path ckpt cannot read is unknown.
+	for _, u := range e.ws.Unreadable() {
+		res.UncoveredPaths = append(res.UncoveredPaths, u.Path)
+	}
 	return res, nil
 }
 

@@ -35,7 +35,7 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	defer ws.mu.Unlock()
 	var c *classifier
 	err := ws.st.View(func(r *store.Reader) error {
-		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}}
+		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}, unread: unreadableSet{}}
 		for _, p := range paths {
 			if !validRel(p) {
 				continue
@@ -49,7 +49,30 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	if err != nil {
 		return err
 	}
-	return ws.ingest(ctx, c.cands, c.gone, ws.attr())
+	err = ws.ingest(ctx, c.cands, c.gone, ws.attr(), c.unread)
+	ws.noteCaptured(c)
+	return err
+}
+
+// noteCaptured updates the unreadable paths with what a capture found:
+// every path it examined is known again unless it found it unreadable, and
+// nothing is known under a path that is gone.
+func (ws *Workspace) noteCaptured(c *classifier) {
+	if ws.unreadable == nil {
+		ws.unreadable = unreadableSet{}
+	}
+	for p := range c.seen {
+		delete(ws.unreadable, p)
+	}
+	for p := range c.gone {
+		ws.unreadable.dropUnder(p)
+	}
+	for p := range c.absent {
+		ws.unreadable.dropUnder(p)
+	}
+	for p, why := range c.unread {
+		ws.unreadable[p] = why
+	}
 }
 
 // classifier sorts captured paths into candidates to read and deletions.
@@ -60,6 +83,10 @@ type classifier struct {
 	seen  map[string]bool
 	cands []candidate
 	gone  map[string]store.State
+	// unread: paths that could not be read (they keep their entries);
+	// absent: paths that are not there (nothing is unknown under them).
+	unread unreadableSet
+	absent map[string]bool
 }
 
 func (c *classifier) path(p string, expand bool) error {
@@ -73,7 +100,8 @@ func (c *classifier) path(p string, expand bool) error {
 	}
 	info, err := c.lstat(p)
 	if err != nil && !isNotExist(err) {
-		return err
+		c.unread[p] = errText(err) // unknown: its entry stays as it was
+		return nil
 	}
 	captured := err == nil && (info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0)
 	switch {
@@ -85,6 +113,17 @@ func (c *classifier) path(p string, expand bool) error {
 	}
 	if !expand {
 		return nil
+	}
+	if err == nil && info.IsDir() {
+		if rerr := readableDir(c.root + "/" + p); rerr != nil {
+			c.unread[p] = errText(rerr) // what lies under it is unknown
+			return nil
+		}
+	} else {
+		if c.absent == nil {
+			c.absent = map[string]bool{}
+		}
+		c.absent[p] = true
 	}
 	var under []string
 	err = c.r.Entries(p+"/", func(q string, st store.State) error {
@@ -153,7 +192,12 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		info fs.FileInfo
 	}
 	var files []seen
+	unread := unreadableSet{}
 	err := walk(ctx, func(rel string, info fs.FileInfo) error {
+		if werr := walkError(info); werr != nil {
+			unread[rel] = errText(werr)
+			return nil
+		}
 		files = append(files, seen{rel, info})
 		return nil
 	})
@@ -174,12 +218,22 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		}
 		cands = append(cands, candidate{path: f.path, info: f.info, prev: prev, hadPrev: had})
 	}
-	return ws.ingest(ctx, cands, known, attr)
+	if len(unread) > 0 {
+		for p := range known {
+			if q, _ := unread.covering(p); q != "" {
+				delete(known, p) // not seen because not readable: unknown, not gone
+			}
+		}
+	}
+	err = ws.ingest(ctx, cands, known, attr, unread)
+	ws.unreadable = unread
+	return err
 }
 
 // ingest reads the candidates in parallel and records what changed, and
 // records the gone paths as deleted, in as few transactions as fit.
-func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[string]store.State, attr store.Attr) error {
+// A candidate that cannot be read keeps its entry and goes into unread.
+func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[string]store.State, attr store.Attr, unread unreadableSet) error {
 	if len(cands) == 0 && len(gone) == 0 {
 		return nil
 	}
@@ -246,7 +300,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	defer func() { ws.emitChanges(head, ws.st.Head()) }()
 	return ws.st.Write(func(w *store.Writer) error {
 		if first != nil {
-			if err := ws.record(w, prev[first.path], *first, attr); err != nil {
+			if err := ws.record(w, prev[first.path], *first, attr, unread); err != nil {
 				return err
 			}
 		}
@@ -258,7 +312,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		}
 		done := 0
 		for o, ok := results.recv(); ok; o, ok = results.recv() {
-			if err := ws.record(w, prev[o.path], o, attr); err != nil {
+			if err := ws.record(w, prev[o.path], o, attr, unread); err != nil {
 				return err
 			}
 			done++
@@ -282,7 +336,7 @@ func settlesNothing(c candidate, o observed) bool {
 		st.Mtime >= st.Recorded-int64(racyWindow)
 }
 
-func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr) error {
+func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr, unread unreadableSet) error {
 	if settlesNothing(c, o) {
 		return nil
 	}
@@ -295,6 +349,12 @@ func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store
 		_, err := w.Record(store.Change{Path: c.path, Kind: store.Deleted, Attr: attr, Time: time.Now().UnixNano()},
 			roll(w.Fingerprint(), c.path, c.prev, store.State{}))
 		return err
+	}
+	if o.err != nil {
+		// There but unreadable: what it holds is unknown, so its entry
+		// (or its absence) stays as recorded.
+		unread[c.path] = errText(o.err)
+		return nil
 	}
 	if o.chunks != nil {
 		if err := w.PutBlob(st.Hash, o.chunks); err != nil {

@@ -28,7 +28,7 @@ func (ws *Workspace) persistIntent(target store.Checkpoint, opts RestoreOptions,
 			return err
 		}
 		in.PrevID = s.CurrentCheckpointID
-		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, "before restoring "+target.ID, store.Attr{})
+		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, "before restoring "+target.ID, store.Attr{}, ws.unreadable.paths())
 		if err != nil {
 			return err
 		}

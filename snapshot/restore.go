@@ -75,6 +75,8 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	for _, fc := range changes {
 		why := ""
 		switch {
+		case ws.unreadableWhy(fc.Path, target) != "":
+			why = ws.unreadableWhy(fc.Path, target)
 		case !opts.Exact && !fc.ByRun:
 			why = "changed only outside runs"
 		case fc.From.Exists() && !fc.From.Stored:

@@ -41,6 +41,9 @@ type Workspace struct {
 	mu     sync.Mutex // serializes capture, cut and restore
 	active store.Active
 	notify func(Event)
+	// unreadable: the paths the last walk or capture could not read
+	// (guarded by mu).
+	unreadable unreadableSet
 }
 
 // Key names a workspace's store: the root's base name and a hash of its

@@ -25,6 +25,12 @@ type Walker struct {
 	// read (permission denied, vanished while listed). Such errors never end
 	// the walk; an unreadable root does.
 	OnError func(rel string, err error)
+	// VisitUnreadable, if set, also passes each directory or file that
+	// could not be read (but exists) to visit, with an info for which
+	// UnreadableError returns the error: what lies there is unknown, not
+	// gone. A directory whose listing failed half-way is passed too, after
+	// the entries that were read.
+	VisitUnreadable bool
 }
 
 // defaultWalkWorkers is the number of directories listed at once when

@@ -108,6 +108,9 @@ type Watcher struct {
 	degraded bool // some directory is not watched: rely on re-walks
 	closing  bool // Run is delivering what is left: no more re-walks
 	limitHit bool // the watch limit was hit during the current walk
+	// unreadable: directories that could not be listed (by the last walk,
+	// or since): when one changes, a re-walk finds what it holds.
+	unreadable map[string]bool
 
 	// Cookie rounds (cookie.go), under cmu.
 	cmu      sync.Mutex

@@ -67,6 +67,9 @@ func (w *Watcher) addWatch(rel string) (known bool) {
 				w.fail(watchLimitError(rel, len(w.dirs), err))
 			}
 		case errors.Is(err, fsnotify.ErrClosed), errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		case errors.Is(err, fs.ErrPermission):
+			// Not readable: the walk reports it to the sink as such, and
+			// it is watched once it can be read again (re-walk).
 		default:
 			w.fail(err)
 		}
@@ -144,7 +147,12 @@ func (w *Watcher) scanDir(rel string) {
 		// its files are captured now, later changes by re-walks.
 		entries, err := os.ReadDir(w.abs(dir))
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			switch {
+			case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			case errors.Is(err, fs.ErrPermission):
+				w.noteUnreadable(dir) // the sink reports it; readable again = re-walk
+				w.mark(dir)
+			default:
 				w.fail(err)
 			}
 			continue

@@ -111,7 +111,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 		g.closer = closer
 		return b, nil
 	}
-	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g))
+	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -46,6 +47,11 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(bin)
+	// Tests that run the binaries as another user need to reach them.
+	if err := os.Chmod(bin, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
 	ckptBin = filepath.Join(bin, "ckpt")
 	if out, err := goCommand(root, "build", "-o", ckptBin, "./cmd/ckpt"); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/ckpt: %v\n%s", err, out)
@@ -179,10 +185,19 @@ func (r result) String() string {
 // run runs a program with env in dir, bounded by commandTimeout.
 func run(t *testing.T, dir string, env []string, prog string, args ...string) result {
 	t.Helper()
+	return runAs(t, nil, dir, env, prog, args...)
+}
+
+// runAs is run as the user cred names (nil: this process's own).
+func runAs(t *testing.T, cred *syscall.Credential, dir string, env []string, prog string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir, cmd.Env = dir, env
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
