@@ -3,10 +3,10 @@ package e2e
 import (
 	"os"
 	"os/exec"
-	"syscall"
-	"time"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // unreadableStatusJSON is ckpt status --json with the paths it could not read.
