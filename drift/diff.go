@@ -61,7 +61,7 @@ func (e *Engine) addPatches(files []Change, fcs []snapshot.FileChange) {
 			files[i].Binary = true
 			continue
 		}
-		files[i].Patch, files[i].Binary = Unified(fc.Path, a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
+		files[i].Patch, files[i].Binary = Unified(QuotePath(fc.Path), a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
 	}
 }
 

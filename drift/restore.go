@@ -37,7 +37,7 @@ func (e *Engine) Undo(ctx context.Context, req RestoreRequest) (RestoreResult, e
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	req.Exact, req.Paths = true, lr.Paths
+	req.Exact, req.Paths = true, quotePaths(lr.Paths)
 	return e.restore(ctx, guard, req, lr.PrevID)
 }
 
@@ -64,14 +64,14 @@ func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req Resto
 		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
 	}
 	for _, it := range r.Restored {
-		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
+		rc := RestoredChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Conflict: it.Conflict}
 		if it.Err != nil {
 			rc.Error = it.Err.Error()
 		}
 		res.Restored = append(res.Restored, rc)
 	}
 	for _, it := range r.Kept {
-		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+		res.Kept = append(res.Kept, KeptChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	return res, nil
 }

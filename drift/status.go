@@ -33,7 +33,7 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		StoreBytes:          e.ws.Store().Size(),
 	}
 	for _, fc := range fcs {
-		s.Changes = append(s.Changes, Change{Path: fc.Path, Kind: fc.Kind.String(), By: who(fc)})
+		s.Changes = append(s.Changes, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 	}
 	s.Unreadable = e.unreadable()
 	if e.Daemon != nil {
@@ -101,7 +101,7 @@ func (e *Engine) unreadable() []UnreadablePath {
 	u := e.ws.Unreadable()
 	out := make([]UnreadablePath, 0, len(u))
 	for _, p := range u {
-		out = append(out, UnreadablePath{Path: p.Path, Error: p.Err})
+		out = append(out, UnreadablePath{Path: QuotePath(p.Path), Error: p.Err})
 	}
 	return out
 }

@@ -103,14 +103,14 @@ func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) 
 	}
 	for _, fc := range fcs {
 		if (fc.From.Exists() && !fc.From.Stored) || (fc.To.Exists() && !fc.To.Stored) {
-			res.UncoveredPaths = append(res.UncoveredPaths, fc.Path)
+			res.UncoveredPaths = append(res.UncoveredPaths, QuotePath(fc.Path))
 		} else {
-			res.PreemptivelyCapturedPaths = append(res.PreemptivelyCapturedPaths, fc.Path)
+			res.PreemptivelyCapturedPaths = append(res.PreemptivelyCapturedPaths, QuotePath(fc.Path))
 		}
 	}
 	// What the window did under a path ckpt cannot read is unknown.
 	for _, u := range e.ws.Unreadable() {
-		res.UncoveredPaths = append(res.UncoveredPaths, u.Path)
+		res.UncoveredPaths = append(res.UncoveredPaths, QuotePath(u.Path))
 	}
 	return res, nil
 }

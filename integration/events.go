@@ -167,7 +167,7 @@ func eventOf(root string, ev snapshot.Event) Event {
 		c := ev.Change
 		out.Time = time.Unix(0, c.Time).UTC()
 		ce := &ChangeEvent{
-			Seq: c.Seq, Path: c.Path, Kind: c.Kind.String(), By: "person",
+			Seq: c.Seq, Path: drift.QuotePath(c.Path), Kind: c.Kind.String(), By: "person",
 			SessionID: c.Attr.Session, RunID: c.Attr.Run, ToolCallID: c.Attr.Call,
 		}
 		switch {
@@ -198,14 +198,14 @@ func restoreOf(r snapshot.RestoreResult) *drift.RestoreResult {
 		Restored: make([]drift.RestoredChange, 0, len(r.Restored)), Kept: make([]drift.KeptChange, 0, len(r.Kept)),
 	}
 	for _, it := range r.Restored {
-		rc := drift.RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
+		rc := drift.RestoredChange{Path: drift.QuotePath(it.Path), Kind: it.Kind.String(), Conflict: it.Conflict}
 		if it.Err != nil {
 			rc.Error = it.Err.Error()
 		}
 		out.Restored = append(out.Restored, rc)
 	}
 	for _, it := range r.Kept {
-		out.Kept = append(out.Kept, drift.KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+		out.Kept = append(out.Kept, drift.KeptChange{Path: drift.QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	return out
 }

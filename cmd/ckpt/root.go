@@ -169,7 +169,10 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		p := a
+		p, err := drift.UnquotePath(a)
+		if err != nil {
+			return nil, drift.Invalid(fmt.Errorf("path %s: %w", a, err))
+		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
 		}
@@ -181,7 +184,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
 		}
-		out = append(out, filepath.ToSlash(rel))
+		out = append(out, drift.QuotePath(filepath.ToSlash(rel)))
 	}
 	return out, nil
 }
