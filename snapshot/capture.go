@@ -115,7 +115,7 @@ func (c *classifier) path(p string, expand bool) error {
 		return nil
 	}
 	if err == nil && info.IsDir() {
-		if rerr := readableDir(c.root + "/" + p); rerr != nil {
+		if rerr := readableDir(c.root, p); rerr != nil {
 			c.unread[p] = errText(rerr) // what lies under it is unknown
 			return nil
 		}
@@ -147,7 +147,7 @@ func (c *classifier) lstat(p string) (fs.FileInfo, error) {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 && !c.realDir(p[:i]) {
 		return nil, fs.ErrNotExist
 	}
-	return os.Lstat(c.root + "/" + p)
+	return lstatRel(c.root, p)
 }
 
 func (c *classifier) realDir(dir string) bool {
@@ -159,7 +159,7 @@ func (c *classifier) realDir(dir string) bool {
 		ok = c.realDir(dir[:i])
 	}
 	if ok {
-		info, err := os.Lstat(c.root + "/" + dir)
+		info, err := lstatRel(c.root, dir)
 		ok = err == nil && info.IsDir()
 	}
 	c.dirs[dir] = ok

@@ -160,7 +160,7 @@ func (ws *Workspace) preflight(actions []store.IntentAction) error {
 			if removed[dir] {
 				break
 			}
-			info, err := os.Lstat(ws.root + "/" + dir)
+			info, err := lstatRel(ws.root, dir)
 			if err != nil {
 				break
 			}
@@ -264,7 +264,7 @@ func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now t
 	}
 	next := store.State{}
 	if a.State.Exists() {
-		info, err := os.Lstat(ws.root + "/" + a.Path)
+		info, err := lstatRel(ws.root, a.Path)
 		if err != nil {
 			return false, nil // gone again already: the next capture records that
 		}

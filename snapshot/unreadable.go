@@ -96,10 +96,10 @@ func (ws *Workspace) Unreadable() []Unreadable {
 	return ws.unreadable.sorted()
 }
 
-// readableDir reports whether the directory at abs can be listed; a
+// readableDir reports whether the directory rel under root can be listed; a
 // directory that vanished counts as readable (it is simply gone).
-func readableDir(abs string) error {
-	f, err := os.Open(abs)
+func readableDir(root, rel string) error {
+	f, err := openRel(root, rel)
 	if err == nil {
 		_, err = f.Readdirnames(1)
 		f.Close()

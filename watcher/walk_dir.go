@@ -32,7 +32,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			return
 		}
 	}
-	f, err := openDir(r.abs(d.rel))
+	f, err := r.openDir(d.rel)
 	if err != nil {
 		r.entryError(d.rel, err)
 		r.visitUnreadable(d.rel, true, err)
