@@ -14,7 +14,10 @@ import (
 )
 
 // WalkFunc lists every file of the workspace that is captured: it calls
-// visit with each one's workspace-relative path and lstat info.
+// visit with each one's workspace-relative path and lstat info. A
+// directory or file it could not read is passed with an info whose Mode
+// has fs.ModeIrregular and whose Sys is the error (watcher.Walker with
+// VisitUnreadable): its entries, and those under it, keep their state.
 type WalkFunc = func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error
 
 // candidate is a path whose stat tuple differs from its entry.
