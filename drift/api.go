@@ -93,6 +93,16 @@ type Status struct {
 	// file system is full); "" when it can. While it is set, changes
 	// made since are not recorded (so not listed) until space is freed.
 	StorageError string `json:"storage_error,omitempty"`
+	// Unreadable: paths ckpt could not read. Their recorded state is kept
+	// (nothing under them counts as deleted), restores leave them alone,
+	// and changes under them are unknown until they can be read.
+	Unreadable []UnreadablePath `json:"unreadable"`
+}
+
+// UnreadablePath is a directory or file that could not be read, and why.
+type UnreadablePath struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
 }
 
 // Restored names the last restore.

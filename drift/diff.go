@@ -62,7 +62,7 @@ func (e *Engine) addPatches(files []Change, fcs []snapshot.FileChange) {
 			files[i].Binary = true
 			continue
 		}
-		files[i].Patch, files[i].Binary = textdiff.Unified(fc.Path, a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
+		files[i].Patch, files[i].Binary = textdiff.Unified(QuotePath(fc.Path), a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
 	}
 }
 

@@ -82,10 +82,14 @@ func (e *Engine) resolve(id string) (store.Checkpoint, error) {
 }
 
 // CleanPaths checks that every path is a workspace-relative path (as the
-// CLI makes them) and cleans it.
+// CLI makes them, quoted as QuotePath quotes it), unquotes it and cleans it.
 func CleanPaths(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
-	for _, p := range paths {
+	for _, q := range paths {
+		p, err := UnquotePath(q)
+		if err != nil {
+			return nil, invalid("path %s: %v", q, err)
+		}
 		c := path.Clean(strings.TrimSuffix(p, "/"))
 		if p == "" || strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.ContainsRune(c, 0) {
 			return nil, invalid("path %q is outside the workspace", p)
@@ -101,7 +105,7 @@ func CleanPaths(paths []string) ([]string, error) {
 func changesOf(fcs []snapshot.FileChange) []Change {
 	out := make([]Change, 0, len(fcs))
 	for _, fc := range fcs {
-		out = append(out, Change{Path: fc.Path, Kind: fc.Kind.String()})
+		out = append(out, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String()})
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func (e *Engine) Undo(ctx context.Context, req RestoreRequest) (RestoreResult, e
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	req.Exact, req.Paths = true, lr.Paths
+	req.Exact, req.Paths = true, quotePaths(lr.Paths)
 	return e.restore(ctx, guard, req, lr.PrevID)
 }
 
@@ -77,14 +77,14 @@ func RestoreResultOf(r snapshot.RestoreResult) RestoreResult {
 		Refused: make([]RefusedChange, 0, len(r.Refused)),
 	}
 	for _, it := range r.Restored {
-		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
+		rc := RestoredChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Conflict: it.Conflict}
 		if it.Err != nil {
 			rc.Error = it.Err.Error()
 		}
 		res.Restored = append(res.Restored, rc)
 	}
 	for _, it := range r.Kept {
-		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+		res.Kept = append(res.Kept, KeptChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	for _, it := range r.Refused {
 		res.Refused = append(res.Refused, RefusedChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})

@@ -55,7 +55,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		if rec.Drifted {
 			res.Warning = driftWarning(len(rec.Drift), rec.BaselineID)
 			for _, p := range rec.Drift {
-				res.Drift = append(res.Drift, Change{Path: p})
+				res.Drift = append(res.Drift, Change{Path: QuotePath(p)})
 			}
 		}
 		return res, nil
@@ -93,7 +93,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		res.Warning = driftWarning(len(drift), baseline.ID)
 		for _, fc := range drift {
 			rec.Drift = append(rec.Drift, fc.Path)
-			res.Drift = append(res.Drift, Change{Path: fc.Path, Kind: fc.Kind.String(), By: who(fc)})
+			res.Drift = append(res.Drift, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 		}
 	}
 	res.PrevCheckpointID = baseline.ID

@@ -42,8 +42,9 @@ func (e *Engine) Status(ctx context.Context) (Status, error) {
 		s.StorageError = store.FullMessage(storageErr)
 	}
 	for _, fc := range fcs {
-		s.Changes = append(s.Changes, Change{Path: fc.Path, Kind: fc.Kind.String(), By: who(fc)})
+		s.Changes = append(s.Changes, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 	}
+	s.Unreadable = e.unreadable()
 	if e.Daemon != nil {
 		s.Daemon = e.Daemon()
 	}
@@ -102,4 +103,14 @@ func (e *Engine) Show(ctx context.Context, id string) (Show, error) {
 	fcs, err := e.ws.Diff(from, cp.Seq, nil, nil)
 	s.Changes = changesOf(fcs)
 	return s, err
+}
+
+// unreadable lists the paths the last scan or capture could not read.
+func (e *Engine) unreadable() []UnreadablePath {
+	u := e.ws.Unreadable()
+	out := make([]UnreadablePath, 0, len(u))
+	for _, p := range u {
+		out = append(out, UnreadablePath{Path: QuotePath(p.Path), Error: p.Err})
+	}
+	return out
 }

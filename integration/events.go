@@ -167,7 +167,7 @@ func eventOf(root string, ev snapshot.Event) Event {
 		c := ev.Change
 		out.Time = time.Unix(0, c.Time).UTC()
 		ce := &ChangeEvent{
-			Seq: c.Seq, Path: c.Path, Kind: c.Kind.String(), By: "person",
+			Seq: c.Seq, Path: drift.QuotePath(c.Path), Kind: c.Kind.String(), By: "person",
 			SessionID: c.Attr.Session, RunID: c.Attr.Run, ToolCallID: c.Attr.Call,
 			SharedWith: drift.SharedWith(c.Attr),
 		}

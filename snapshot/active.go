@@ -28,7 +28,7 @@ func (ws *Workspace) CutActive(reason, message string, attr store.Attr, update f
 	next := update(cloneActive(ws.active))
 	var cp store.Checkpoint
 	err := ws.st.Write(func(w *store.Writer) (err error) {
-		if cp, err = putCheckpoint(w, reason, message, attr); err != nil {
+		if cp, err = putCheckpoint(w, reason, message, attr, ws.unreadable.paths()); err != nil {
 			return err
 		}
 		return w.PutActive(next)

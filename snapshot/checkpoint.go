@@ -54,7 +54,7 @@ func (ws *Workspace) Cut(reason, message string, attr store.Attr) (store.Checkpo
 func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpoint, error) {
 	var cp store.Checkpoint
 	err := ws.st.Write(func(w *store.Writer) (err error) {
-		cp, err = putCheckpoint(w, reason, message, attr)
+		cp, err = putCheckpoint(w, reason, message, attr, ws.unreadable.paths())
 		return err
 	})
 	if err != nil {
@@ -69,7 +69,8 @@ func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpo
 
 // putCheckpoint writes a checkpoint at w's journal head; the caller syncs
 // (a restore commits its guard with its intent and syncs them together).
-func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr) (store.Checkpoint, error) {
+// unreadable are the paths whose state at it is unknown.
+func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr, unreadable []string) (store.Checkpoint, error) {
 	ord, err := w.NextOrd()
 	if err != nil {
 		return store.Checkpoint{}, err
@@ -86,6 +87,7 @@ func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr) (st
 		Message:     message,
 		Fingerprint: fp.Sum,
 		Files:       fp.Count,
+		Unreadable:  unreadable,
 	}
 	return cp, w.PutCheckpoint(&cp)
 }

@@ -29,6 +29,13 @@
 // reads every file that a process has mapped shared and writable, as
 // /proc/PID/maps lists them (mapped.go), whatever its stat says.
 //
+// What cannot be read is unknown, never deleted: a directory the walk
+// could not list, or a file it could not stat or open, keeps every entry
+// it (or under it) had; the workspace remembers such paths (Unreadable)
+// until a walk or capture reads them again, each checkpoint records them,
+// and a restore keeps every path under one that is unreadable now or was
+// when its target was cut.
+//
 // # Fingerprint
 //
 // The fingerprint is Σ xxhash64(path, content hash, mode) mod 2^64 over

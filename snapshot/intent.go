@@ -40,7 +40,7 @@ func (ws *Workspace) persistGuarded(in store.Intent, message string) (store.Inte
 			return err
 		}
 		in.PrevID = s.CurrentCheckpointID
-		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, message, store.Attr{})
+		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, message, store.Attr{}, ws.unreadable.paths())
 		if err != nil {
 			return err
 		}

@@ -86,7 +86,7 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 		return res, err
 	}
 	var actions []store.IntentAction
-	actions, res.Restored, res.Kept = plan(changes, opts)
+	actions, res.Restored, res.Kept = ws.plan(changes, target, opts)
 	actions, res.Restored, res.Refused = ws.refuseUnsafe(actions, res.Restored)
 	if opts.DryRun {
 		return res, nil
@@ -113,13 +113,14 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 
 // plan turns the changes since the target into the actions that undo
 // them, and the paths the restore keeps as they are, with why.
-func plan(changes []FileChange, opts RestoreOptions) ([]store.IntentAction, []RestoreItem, []KeptItem) {
+func (ws *Workspace) plan(changes []FileChange, target store.Checkpoint, opts RestoreOptions) ([]store.IntentAction, []RestoreItem, []KeptItem) {
 	var actions []store.IntentAction
 	var restored []RestoreItem
 	var kept []KeptItem
 	for _, fc := range changes {
-		why := ""
+		why := ws.unreadableWhy(fc.Path, target)
 		switch {
+		case why != "":
 		case !opts.Exact && opts.Paths == nil && !fc.ByRun:
 			why = "changed only outside runs"
 		case fc.From.Exists() && !fc.From.Stored:
@@ -233,7 +234,7 @@ func (ws *Workspace) symlinkAbove(p string, removed map[string]bool) string {
 		if removed[dir] {
 			return ""
 		}
-		info, err := os.Lstat(ws.root + "/" + dir)
+		info, err := lstatRel(ws.root, dir)
 		if err != nil {
 			return ""
 		}
@@ -336,7 +337,7 @@ func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now t
 	}
 	next := store.State{}
 	if a.State.Exists() {
-		info, err := os.Lstat(ws.root + "/" + a.Path)
+		info, err := lstatRel(ws.root, a.Path)
 		if err != nil {
 			return false, nil // gone again already: the next capture records that
 		}

@@ -48,6 +48,9 @@ type Workspace struct {
 	active store.Active
 	links  linkIndex // under mu: names of multiply-linked files (links.go)
 	notify func(Event)
+	// unreadable: the paths the last walk or capture could not read
+	// (guarded by mu).
+	unreadable unreadableSet
 }
 
 // Key names a workspace's store: the root's base name and a hash of its

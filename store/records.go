@@ -15,6 +15,9 @@ type Checkpoint struct {
 	Message     string    `json:"message,omitempty"`
 	Fingerprint uint64    `json:"fingerprint"`
 	Files       int64     `json:"files"`
+	// Unreadable: paths that could not be read when it was made (their
+	// state at it is unknown), sorted.
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // Fingerprint is the rolling fingerprint of the captured workspace: the sum

@@ -32,15 +32,17 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			return
 		}
 	}
-	f, err := openDir(r.abs(d.rel))
+	f, err := r.openDir(d.rel)
 	if err != nil {
 		r.entryError(d.rel, err)
+		r.visitUnreadable(d.rel, true, err)
 		return
 	}
 	ents, err := f.ReadDir(-1)
 	defer f.Close() // open until its files are stat'ed (lstatAt)
 	if err != nil {
 		r.entryError(d.rel, err) // and go on with what was read
+		r.visitUnreadable(d.rel, true, err)
 	}
 
 	chain := d.chain
@@ -89,6 +91,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			info = seen[1]
 		} else if info, err = lstatAt(f, e); err != nil {
 			r.entryError(rel, err)
+			r.visitUnreadable(rel, false, err)
 			continue
 		}
 		if t := info.Mode().Type(); t != 0 && t != fs.ModeSymlink {

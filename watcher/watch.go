@@ -30,8 +30,11 @@ type Sink interface {
 	// rules, and may have been deleted again by the time Capture runs.
 	Capture(ctx context.Context, paths []string) error
 	// Reconcile makes the store match a full walk: walk calls visit for
-	// every current file; files not visited are deleted. walk adds and
-	// drops the watcher's directory watches as it goes: call it once.
+	// every current file; files not visited are deleted, except under a
+	// path that walk could not read: walk passes each such directory or
+	// file to visit with an info for which UnreadableError is non-nil, and
+	// what lies there is unknown, not gone. walk adds and drops the
+	// watcher's directory watches as it goes: call it once.
 	Reconcile(ctx context.Context, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error
 }
 
@@ -110,6 +113,9 @@ type Watcher struct {
 	degraded bool // some directory is not watched: rely on re-walks
 	closing  bool // Run is delivering what is left: no more re-walks
 	limitHit bool // the watch limit was hit during the current walk
+	// unreadable: directories that could not be listed (by the last walk,
+	// or since): when one changes, a re-walk finds what it holds.
+	unreadable map[string]bool
 
 	// Cookie rounds (cookie.go), under cmu.
 	cmu      sync.Mutex

@@ -163,6 +163,9 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		fi, err := os.Lstat(w.abs(rel))
 		isDir = err == nil && fi.IsDir()
 	}
+	if ev.Has(fsnotify.Chmod) && (wasDir || w.unreadable[rel]) && w.unreadableChanged(rel) {
+		return
+	}
 	switch {
 	case isDir && (base == ".git" || w.ig.Ignored(rel, true)):
 	case !isDir && w.ig.Ignored(rel, false):

@@ -136,7 +136,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 		g.closer = closer
 		return b, nil
 	}
-	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g))
+	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,10 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		p := a
+		p, err := drift.UnquotePath(a)
+		if err != nil {
+			return nil, drift.Invalid(fmt.Errorf("path %s: %w", a, err))
+		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
 		}
@@ -218,7 +221,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 		if !ok {
 			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
 		}
-		out = append(out, filepath.ToSlash(rel))
+		out = append(out, drift.QuotePath(filepath.ToSlash(rel)))
 	}
 	return out, nil
 }

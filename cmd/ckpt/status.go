@@ -79,6 +79,13 @@ func writeStatus(w io.Writer, s drift.Status) {
 		fmt.Fprintf(w, "Last restore %s to %s (undo with: %s)\n", ago(s.LastRestore.At), s.LastRestore.CheckpointID, s.UndoCommand)
 	}
 	fmt.Fprintln(w)
+	if len(s.Unreadable) > 0 {
+		fmt.Fprintln(w, "Could not read (kept as recorded; restores leave them alone):")
+		for _, u := range s.Unreadable {
+			fmt.Fprintf(w, "    %s  (%s)\n", u.Path, u.Error)
+		}
+		fmt.Fprintln(w)
+	}
 	if !s.Drifted && len(s.Changes) == 0 {
 		fmt.Fprintf(w, "No drift: the workspace is as checkpoint %s left it.\n", s.CurrentCheckpointID)
 		return

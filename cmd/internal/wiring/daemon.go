@@ -49,8 +49,12 @@ type Watched struct {
 // watched until Run.
 func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOptions) (*Watched, error) {
 	ig := Ignorer(cfg, root)
-	walker := &watcher.Walker{Root: root, Ignorer: ig}
-	ws, err := OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress, false)
+	walker := &watcher.Walker{Root: root, Ignorer: ig, VisitUnreadable: true}
+	var warn func(string)
+	if o.Logf != nil {
+		warn = func(msg string) { o.Logf("%s: %s", root, msg) }
+	}
+	ws, err := OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress, false, warn)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,9 @@ func Ignorer(cfg *config.Config, root string) *watcher.Ignorer {
 
 // OpenWorkspace opens the workspace's store and imports it the first time.
 // shortLived is for a process that opens it for one command (embedded
-// mode): see snapshot.Options.
-func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int), shortLived bool) (*snapshot.Workspace, error) {
+// mode): see snapshot.Options. warn, if set, is told when the first
+// import could not read some paths (they are not captured).
+func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int), shortLived bool, warn func(string)) (*snapshot.Workspace, error) {
 	ws, err := snapshot.Open(cfg.StateDir, root, snapshot.Options{
 		MaxFileSize: cfg.MaxFileSize,
 		LockTimeout: cfg.LockTimeout,
@@ -46,9 +47,13 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := ws.Import(ctx, walk); err != nil {
+	_, imported, err := ws.Import(ctx, walk)
+	if err != nil {
 		ws.Close()
 		return nil, err
+	}
+	if u := ws.Unreadable(); imported && len(u) > 0 && warn != nil {
+		warn(ImportWarning(u))
 	}
 	if _, _, err := ws.PruneDue(ctx, cfg.Retention); err != nil {
 		ws.Close()
@@ -59,9 +64,9 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 
 // Embedded is the engine without a daemon: every command first reconciles
 // the store with a scan of the workspace.
-func Embedded(ctx context.Context, cfg *config.Config, root string, progress func(done, total int)) (*drift.Engine, error) {
-	w := &watcher.Walker{Root: root, Ignorer: Ignorer(cfg, root)}
-	ws, err := OpenWorkspace(ctx, cfg, root, w.Walk, progress, true)
+func Embedded(ctx context.Context, cfg *config.Config, root string, progress func(done, total int), warn func(string)) (*drift.Engine, error) {
+	w := &watcher.Walker{Root: root, Ignorer: Ignorer(cfg, root), VisitUnreadable: true}
+	ws, err := OpenWorkspace(ctx, cfg, root, w.Walk, progress, true, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -104,3 +109,18 @@ func waitForGit(ctx context.Context, root string, timeout time.Duration) error {
 
 // The workspace is what the watcher delivers to.
 var _ watcher.Sink = (*snapshot.Workspace)(nil)
+
+// ImportWarning says which paths the first import could not read.
+func ImportWarning(u []snapshot.Unreadable) string {
+	const shown = 10
+	var b strings.Builder
+	fmt.Fprintf(&b, "warning: the first import could not read %d path(s); what they hold is not captured until they can be read:", len(u))
+	for i, p := range u {
+		if i == shown {
+			fmt.Fprintf(&b, "\n  … and %d more (see ckpt status)", len(u)-shown)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s  (%s)", p.Path, p.Err)
+	}
+	return b.String()
+}
