@@ -68,7 +68,7 @@ func (e *Engine) History(ctx context.Context, req HistoryRequest) (History, erro
 	if len(vs) == 0 {
 		return History{}, invalid("no recorded versions of %s (ckpt records files and symlinks that are not ignored)", p)
 	}
-	h := History{Path: p, Versions: make([]Version, 0, len(vs))}
+	h := History{Path: QuotePath(p), Versions: make([]Version, 0, len(vs))}
 	for i, v := range vs {
 		older := store.State{}
 		if i+1 < len(vs) {

@@ -87,7 +87,7 @@ func RestoreResultOf(r snapshot.RestoreResult) RestoreResult {
 		res.Kept = append(res.Kept, KeptChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	for _, it := range r.Refused {
-		res.Refused = append(res.Refused, RefusedChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+		res.Refused = append(res.Refused, RefusedChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	return res
 }

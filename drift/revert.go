@@ -135,7 +135,7 @@ func (e *Engine) callScope(req RevertRequest, opts snapshot.RevertOptions) (snap
 
 func conflictOf(c snapshot.Conflict, what string) Conflict {
 	a := c.By.Attr
-	out := Conflict{Path: c.Path, Kind: c.Kind.String(), By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call}
+	out := Conflict{Path: QuotePath(c.Path), Kind: c.Kind.String(), By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call}
 	who := describe(a)
 	if c.Interleaved {
 		out.Reason = fmt.Sprintf("also changed by %s while %s was changing it", who, what)
