@@ -30,7 +30,7 @@ type Options struct {
 	// replaced by Base's.
 	Load func(root string) (*config.Config, error)
 	// Log receives the daemon's own lines: started, opening, serving,
-	// shutting down, failures.
+	// shutting down, failures. nil discards them.
 	Log *slog.Logger
 	// Logf, if set, is told about refused connections and failed requests.
 	Logf func(format string, args ...any)
@@ -63,6 +63,9 @@ type Daemon struct {
 
 // New returns a daemon that runs until ctx ends.
 func New(ctx context.Context, o Options) *Daemon {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	d := &Daemon{ctx: ctx, opts: o, log: o.Log, dirs: map[string]int{}}
 	d.watchCtx, d.stopWatching = context.WithCancel(context.WithoutCancel(ctx))
 	d.srv = NewServer(ServerOptions{Open: d.open, Logf: o.Logf, Debugf: o.Debugf})
