@@ -9,30 +9,30 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/cmd/internal/wiring"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
 // backend answers the commands: the daemon's client or the embedded engine.
 type backend interface {
-	Status(ctx context.Context) (drift.Status, error)
-	Checkpoint(ctx context.Context, message string) (drift.Checkpoint, error)
+	Status(ctx context.Context) (api.Status, error)
+	Checkpoint(ctx context.Context, message string) (api.Checkpoint, error)
 	Rescan(ctx context.Context) error
-	Log(ctx context.Context, n int) (drift.Log, error)
-	Show(ctx context.Context, id string) (drift.Show, error)
-	Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error)
-	RunDiff(ctx context.Context, req drift.RunRequest) (drift.RunDiff, error)
-	RunStart(ctx context.Context, session, run string) (drift.RunStart, error)
-	RunEnd(ctx context.Context, session, run string) (drift.RunEnd, error)
-	ToolStart(ctx context.Context, req drift.ToolRequest) (drift.Checkpoint, error)
-	ToolEnd(ctx context.Context, req drift.ToolRequest) (drift.ToolEnd, error)
-	Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Revert(ctx context.Context, req drift.RevertRequest) (drift.RevertResult, error)
-	History(ctx context.Context, req drift.HistoryRequest) (drift.History, error)
+	Log(ctx context.Context, n int) (api.Log, error)
+	Show(ctx context.Context, id string) (api.Show, error)
+	Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error)
+	RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error)
+	RunStart(ctx context.Context, session, run string) (api.RunStart, error)
+	RunEnd(ctx context.Context, session, run string) (api.RunEnd, error)
+	ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error)
+	ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error)
+	Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error)
+	History(ctx context.Context, req api.HistoryRequest) (api.History, error)
 }
 
 // globalOptions are the flags every command takes.
@@ -107,7 +107,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return nil, err
 	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
@@ -117,7 +117,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
 	var wsErr error
-	if _, err := os.Stat(filepath.Join(g.root, wiring.WorkspaceConfigFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(g.root, local.WorkspaceConfigFile)); err == nil {
 		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
 			g.cfg = base
 		}
@@ -136,7 +136,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 		g.closer = closer
 		return b, nil
 	}
-	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
+	eng, err := local.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}
