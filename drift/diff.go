@@ -63,7 +63,7 @@ func (e *Engine) addPatches(files []api.Change, fcs []snapshot.FileChange) {
 			files[i].Binary = true
 			continue
 		}
-		files[i].Patch, files[i].Binary = textdiff.Unified(QuotePath(fc.Path), a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
+		files[i].Patch, files[i].Binary = textdiff.Unified(api.QuotePath(fc.Path), a, b, !fc.From.Exists(), !fc.To.Exists(), 3)
 	}
 }
 

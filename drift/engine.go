@@ -97,7 +97,7 @@ func (e *Engine) resolve(id string) (store.Checkpoint, error) {
 func CleanPaths(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
 	for _, q := range paths {
-		p, err := UnquotePath(q)
+		p, err := api.UnquotePath(q)
 		if err != nil {
 			return nil, invalid("path %s: %v", q, err)
 		}
@@ -116,7 +116,7 @@ func CleanPaths(paths []string) ([]string, error) {
 func changesOf(fcs []snapshot.FileChange) []api.Change {
 	out := make([]api.Change, 0, len(fcs))
 	for _, fc := range fcs {
-		out = append(out, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String()})
+		out = append(out, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String()})
 	}
 	return out
 }

@@ -35,7 +35,7 @@ func (e *Engine) History(ctx context.Context, req api.HistoryRequest) (api.Histo
 	if len(vs) == 0 {
 		return api.History{}, invalid("no recorded versions of %s (ckpt records files and symlinks that are not ignored)", p)
 	}
-	h := api.History{Path: QuotePath(p), Versions: make([]api.PathVersion, 0, len(vs))}
+	h := api.History{Path: api.QuotePath(p), Versions: make([]api.PathVersion, 0, len(vs))}
 	for i, v := range vs {
 		older := store.State{}
 		if i+1 < len(vs) {

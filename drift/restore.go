@@ -45,7 +45,7 @@ func (e *Engine) Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreR
 	if err != nil {
 		return api.RestoreResult{}, err
 	}
-	req.Exact, req.Paths = true, quotePaths(lr.Paths)
+	req.Exact, req.Paths = true, api.QuotePaths(lr.Paths)
 	return e.restore(ctx, guard, req, lr.PrevID)
 }
 
@@ -78,17 +78,17 @@ func RestoreResultOf(r snapshot.RestoreResult) api.RestoreResult {
 		Refused: make([]api.RefusedChange, 0, len(r.Refused)),
 	}
 	for _, it := range r.Restored {
-		rc := api.RestoredChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Conflict: it.Conflict}
+		rc := api.RestoredChange{Path: api.QuotePath(it.Path), Kind: it.Kind.String(), Conflict: it.Conflict}
 		if it.Err != nil {
 			rc.Error = it.Err.Error()
 		}
 		res.Restored = append(res.Restored, rc)
 	}
 	for _, it := range r.Kept {
-		res.Kept = append(res.Kept, api.KeptChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
+		res.Kept = append(res.Kept, api.KeptChange{Path: api.QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	for _, it := range r.Refused {
-		res.Refused = append(res.Refused, api.RefusedChange{Path: QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
+		res.Refused = append(res.Refused, api.RefusedChange{Path: api.QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
 	return res
 }

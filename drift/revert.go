@@ -104,7 +104,7 @@ func (e *Engine) callScope(req api.RevertRequest, opts snapshot.RevertOptions) (
 
 func conflictOf(c snapshot.Conflict, what string) api.Conflict {
 	a := c.By.Attr
-	out := api.Conflict{Path: QuotePath(c.Path), Kind: c.Kind.String(), By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call}
+	out := api.Conflict{Path: api.QuotePath(c.Path), Kind: c.Kind.String(), By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call}
 	who := describe(a)
 	if c.Interleaved {
 		out.Reason = fmt.Sprintf("also changed by %s while %s was changing it", who, what)

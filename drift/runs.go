@@ -56,7 +56,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (api.RunStar
 		if rec.Drifted {
 			res.Warning = driftWarning(len(rec.Drift), rec.BaselineID)
 			for _, p := range rec.Drift {
-				res.Drift = append(res.Drift, api.Change{Path: QuotePath(p)})
+				res.Drift = append(res.Drift, api.Change{Path: api.QuotePath(p)})
 			}
 		}
 		return res, nil
@@ -94,7 +94,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (api.RunStar
 		res.Warning = driftWarning(len(drift), baseline.ID)
 		for _, fc := range drift {
 			rec.Drift = append(rec.Drift, fc.Path)
-			res.Drift = append(res.Drift, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
+			res.Drift = append(res.Drift, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 		}
 	}
 	res.PrevCheckpointID = baseline.ID

@@ -43,7 +43,7 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		s.StorageError = store.FullMessage(storageErr)
 	}
 	for _, fc := range fcs {
-		s.Changes = append(s.Changes, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
+		s.Changes = append(s.Changes, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 	}
 	s.Unreadable = e.unreadable()
 	if e.daemon != nil {
@@ -111,7 +111,7 @@ func (e *Engine) unreadable() []api.UnreadablePath {
 	u := e.ws.Unreadable()
 	out := make([]api.UnreadablePath, 0, len(u))
 	for _, p := range u {
-		out = append(out, api.UnreadablePath{Path: QuotePath(p.Path), Error: p.Err})
+		out = append(out, api.UnreadablePath{Path: api.QuotePath(p.Path), Error: p.Err})
 	}
 	return out
 }

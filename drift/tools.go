@@ -93,14 +93,14 @@ func (e *Engine) ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd,
 	sh.mark(res.Changes)
 	for _, fc := range fcs {
 		if (fc.From.Exists() && !fc.From.Stored) || (fc.To.Exists() && !fc.To.Stored) {
-			res.UncoveredPaths = append(res.UncoveredPaths, QuotePath(fc.Path))
+			res.UncoveredPaths = append(res.UncoveredPaths, api.QuotePath(fc.Path))
 		} else {
-			res.PreemptivelyCapturedPaths = append(res.PreemptivelyCapturedPaths, QuotePath(fc.Path))
+			res.PreemptivelyCapturedPaths = append(res.PreemptivelyCapturedPaths, api.QuotePath(fc.Path))
 		}
 	}
 	// What the window did under a path ckpt cannot read is unknown.
 	for _, u := range e.ws.Unreadable() {
-		res.UncoveredPaths = append(res.UncoveredPaths, QuotePath(u.Path))
+		res.UncoveredPaths = append(res.UncoveredPaths, api.QuotePath(u.Path))
 	}
 	return res, nil
 }

@@ -204,7 +204,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		p, err := drift.UnquotePath(a)
+		p, err := api.UnquotePath(a)
 		if err != nil {
 			return nil, drift.Invalid(fmt.Errorf("path %s: %w", a, err))
 		}
@@ -221,7 +221,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 		if !ok {
 			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
 		}
-		out = append(out, drift.QuotePath(filepath.ToSlash(rel)))
+		out = append(out, api.QuotePath(filepath.ToSlash(rel)))
 	}
 	return out, nil
 }

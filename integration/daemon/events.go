@@ -168,7 +168,7 @@ func eventOf(root string, ev snapshot.Event) api.Event {
 		c := ev.Change
 		out.Time = time.Unix(0, c.Time).UTC()
 		ce := &api.ChangeEvent{
-			Seq: c.Seq, Path: drift.QuotePath(c.Path), Kind: c.Kind.String(), By: "person",
+			Seq: c.Seq, Path: api.QuotePath(c.Path), Kind: c.Kind.String(), By: "person",
 			SessionID: c.Attr.Session, RunID: c.Attr.Run, ToolCallID: c.Attr.Call,
 			SharedWith: drift.SharedWith(c.Attr),
 		}

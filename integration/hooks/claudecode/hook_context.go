@@ -53,10 +53,10 @@ func writePaths(b *strings.Builder, changes []api.Change, hint string) {
 }
 
 // contextPath is a path as an agent is shown it: the name itself (the
-// engine's paths come in their quoted form, drift.QuotePath), cut, then
+// engine's paths come in their quoted form, api.QuotePath), cut, then
 // Go-quoted, so that every name is quoted exactly once.
 func contextPath(p string) string {
-	if raw, err := drift.UnquotePath(p); err == nil {
+	if raw, err := api.UnquotePath(p); err == nil {
 		p = raw
 	}
 	return strconv.Quote(truncate(p, maxContextPath))

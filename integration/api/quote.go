@@ -1,4 +1,4 @@
-package drift
+package api
 
 import (
 	"errors"
@@ -131,8 +131,8 @@ func writeOctal(b *strings.Builder, c byte) {
 
 func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
-// quotePaths quotes each path.
-func quotePaths(paths []string) []string {
+// QuotePaths quotes each path.
+func QuotePaths(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
 		out[i] = QuotePath(p)
