@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/drift"
 )
 
@@ -26,13 +27,13 @@ REF is the checkpoint that holds that version, or @SEQ (its position in
 the journal) when no checkpoint does.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("history takes exactly one path")}
+				return exitcode.Usage(fmt.Errorf("history takes exactly one path"))
 			}
 			return nil
 		},
 		RunE: run(g, func(ctx context.Context, b backend) error {
 			if n < 0 {
-				return usageError{fmt.Errorf("-n %d is not a count", n)}
+				return exitcode.Usage(fmt.Errorf("-n %d is not a count", n))
 			}
 			ps, err := g.relPaths(g.cmd.Flags().Args())
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration"
@@ -60,7 +61,7 @@ func hookFailure(err error) error {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, "ckpt: hook claude-code:", err)
-	return exitError{1}
+	return exitcode.Coded{Code: 1}
 }
 
 func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdin io.Reader, stdout io.Writer) error {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/drift"
 )
 
@@ -114,7 +115,7 @@ func writeStatus(w io.Writer, s drift.Status) {
 
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("%s takes no arguments", cmd.CommandPath())}
+		return exitcode.Usage(fmt.Errorf("%s takes no arguments", cmd.CommandPath()))
 	}
 	return nil
 }
@@ -122,7 +123,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))}
+			return exitcode.Usage(fmt.Errorf("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args)))
 		}
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/drift"
 )
 
@@ -81,7 +82,7 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 		Short: "Run a command inside a tool window; exit with its code",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("exec needs a command after --")}
+				return exitcode.Usage(errors.New("exec needs a command after --"))
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				if o.call == "" {
@@ -127,7 +128,7 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 				}
 				switch {
 				case ee != nil:
-					return exitError{ee.ExitCode()}
+					return exitcode.Coded{Code: ee.ExitCode()}
 				case failure != nil:
 					return answered{failure}
 				}

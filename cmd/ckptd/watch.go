@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration"
 )
@@ -31,7 +32,7 @@ watch exits 0. SIGINT or SIGTERM: in-flight requests finish, queued changes
 are captured, the stores are closed, and ckptd exits 0.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("watch needs at least one workspace directory")}
+				return exitcode.Usage(errors.New("watch needs at least one workspace directory"))
 			}
 			return nil
 		},
