@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
@@ -19,7 +20,7 @@ type Engine struct {
 	ws   *snapshot.Workspace
 	sync func(ctx context.Context) error
 	// Daemon, if set, describes the daemon for status.
-	Daemon func() Daemon
+	Daemon func() api.Daemon
 	// Rescanner, if set, is what Rescan runs: a full reconcile scan (the
 	// daemon's watcher re-walking the workspace), which also reads the
 	// files that a process has mapped for writing.
@@ -84,10 +85,10 @@ func CleanPaths(paths []string) ([]string, error) {
 	return out, nil
 }
 
-func changesOf(fcs []snapshot.FileChange) []Change {
-	out := make([]Change, 0, len(fcs))
+func changesOf(fcs []snapshot.FileChange) []api.Change {
+	out := make([]api.Change, 0, len(fcs))
 	for _, fc := range fcs {
-		out = append(out, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String()})
+		out = append(out, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String()})
 	}
 	return out
 }

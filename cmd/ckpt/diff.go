@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/textdiff"
 )
 
@@ -60,7 +60,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 		if len(ids) > 0 || len(paths) > 0 {
 			return exitcode.Usage(fmt.Errorf("diff --session --run takes no checkpoints or paths"))
 		}
-		d, err := b.RunDiff(ctx, drift.RunRequest{Session: o.session, Run: o.run, Checkpoint: o.checkpoint, Patch: o.patch})
+		d, err := b.RunDiff(ctx, api.RunRequest{Session: o.session, Run: o.run, Checkpoint: o.checkpoint, Patch: o.patch})
 		if err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	if err != nil {
 		return err
 	}
-	req := drift.DiffRequest{Paths: rel, Patch: o.patch}
+	req := api.DiffRequest{Paths: rel, Patch: o.patch}
 	if len(ids) > 0 {
 		req.From = ids[0]
 	}
@@ -94,7 +94,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	return g.emit(d, func(w io.Writer) { writeFiles(w, d.Files, color) })
 }
 
-func writeFiles(w io.Writer, files []drift.Change, color bool) {
+func writeFiles(w io.Writer, files []api.Change, color bool) {
 	for _, f := range files {
 		switch {
 		case f.Patch != "" && color:
@@ -104,7 +104,7 @@ func writeFiles(w io.Writer, files []drift.Change, color bool) {
 		case f.Binary:
 			fmt.Fprintf(w, "Binary file %s %s\n", f.Path, f.Kind)
 		default:
-			writeChanges(w, "", []drift.Change{f})
+			writeChanges(w, "", []api.Change{f})
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // globalOptions are what every command shares.
@@ -62,7 +62,7 @@ func newVersionCommand(g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ckptd %s\n", integration.Version)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ckptd %s\n", api.Version)
 			return err
 		},
 	}
