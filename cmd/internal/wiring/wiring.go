@@ -35,7 +35,7 @@ func Ignorer(cfg *config.Config, root string) *watcher.Ignorer {
 // mode): see snapshot.Options. warn, if set, is told when the first
 // import could not read some paths (they are not captured).
 func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int), shortLived bool, warn func(string)) (*snapshot.Workspace, error) {
-	ws, err := snapshot.Open(cfg.StateDir, root, snapshot.Options{
+	ws, err := snapshot.OpenContext(ctx, cfg.StateDir, root, snapshot.Options{
 		MaxFileSize: cfg.MaxFileSize,
 		LockTimeout: cfg.LockTimeout,
 		Progress:    progress,
