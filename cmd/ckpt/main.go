@@ -28,6 +28,7 @@ func (e answered) Unwrap() error { return e.err }
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop) // a second Ctrl-C ends ckpt at once
 	opts := &globalOptions{}
 	cmd := newRootCommand(opts)
 	err := cmd.ExecuteContext(ctx)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -93,6 +95,11 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 					return err
 				}
 				c := exec.CommandContext(ctx, args[0], args[1:]...)
+				// SIGINT or SIGTERM to ckpt alone (a terminal's Ctrl-C
+				// reaches the command itself too) is passed on as SIGINT;
+				// a command that ignores it is killed after a grace.
+				c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+				c.WaitDelay = execGrace
 				c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 				if g.json {
 					c.Stdout = os.Stderr // stdout carries only the JSON object
@@ -101,6 +108,9 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 				// embedded engine must not hold the store's lock meanwhile.
 				g.close()
 				runErr := c.Run()
+				// The window is closed even when ckpt was interrupted:
+				// the command ran, and its changes are the tool's.
+				ctx = context.WithoutCancel(ctx)
 				b, err := g.open(ctx)
 				if err != nil {
 					return err
@@ -128,7 +138,7 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 				}
 				switch {
 				case ee != nil:
-					return exitcode.Coded{Code: ee.ExitCode()}
+					return exitcode.Coded{Code: childExitCode(ee)}
 				case failure != nil:
 					return answered{failure}
 				}
@@ -138,6 +148,19 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 	}
 	o.flags(cmd, false)
 	return cmd
+}
+
+// execGrace is how long ckpt exec, interrupted, waits for its command to
+// exit on the SIGINT it passed on before it kills it.
+const execGrace = 10 * time.Second
+
+// childExitCode is the command's exit code as a shell reports it: its
+// own, or 128 plus the signal that ended it (130 for SIGINT).
+func childExitCode(ee *exec.ExitError) int {
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
 }
 
 // toolEndOutput is exec's one JSON object: the tool end, with error set
