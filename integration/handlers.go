@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -50,14 +51,14 @@ func (s *Server) Handler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(api.VersionHeader, api.Version)
-		if s.opts.Debugf == nil {
+		if !s.opts.Logger.Enabled(r.Context(), slog.LevelDebug) {
 			mux.ServeHTTP(w, r)
 			return
 		}
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		mux.ServeHTTP(rec, r)
-		s.opts.Debugf("%s %s?%s: %d in %s", r.Method, r.URL.Path, r.URL.RawQuery, rec.code, time.Since(start).Round(time.Microsecond))
+		s.opts.Logger.Debug(fmt.Sprintf("%s %s?%s: %d in %s", r.Method, r.URL.Path, r.URL.RawQuery, rec.code, time.Since(start).Round(time.Microsecond)))
 	})
 }
 
@@ -249,7 +250,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(err)
 	if code >= 500 {
-		s.opts.Logf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err)
+		s.opts.Logger.Warn(fmt.Sprintf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err))
 	}
 	msg := err.Error()
 	if code == api.StatusFull {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -32,11 +33,9 @@ type OpenFunc func(ctx context.Context, root string) (Served, error)
 type ServerOptions struct {
 	// Open opens workspaces; nil refuses to add any.
 	Open OpenFunc
-	// Logf, if set, is told about refused connections and failed requests.
-	Logf func(format string, args ...any)
-	// Debugf, if set, is told about every request: method, path, status
-	// and duration.
-	Debugf func(format string, args ...any)
+	// Logger, if set, is told about failed requests (warn) and, at debug
+	// level, about every request: method, path, status and duration.
+	Logger *slog.Logger
 }
 
 // Server answers the socket API for the workspaces it serves.
@@ -83,8 +82,8 @@ func (sp *space) isReady() bool {
 
 // NewServer returns a Server serving no workspace yet.
 func NewServer(opts ServerOptions) *Server {
-	if opts.Logf == nil {
-		opts.Logf = func(string, ...any) {}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
 		opts:    opts,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	if _, err := os.Lstat(socket); err != nil {
 		t.Fatalf("the stale socket should exist: %v", err)
 	}
-	ln, err := Listen(socket, t.Logf)
+	ln, err := Listen(socket, testLogger(t))
 	if err != nil {
 		t.Fatalf("Listen over a stale socket: %v", err)
 	}
@@ -62,7 +63,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 
 func TestListenRefusesSecondDaemon(t *testing.T) {
 	ts := startServer(t, ServerOptions{})
-	if _, err := Listen(ts.socket, t.Logf); !errors.Is(err, ErrDaemonRunning) {
+	if _, err := Listen(ts.socket, testLogger(t)); !errors.Is(err, ErrDaemonRunning) {
 		t.Fatalf("second Listen: %v, want ErrDaemonRunning", err)
 	}
 	if _, err := ts.client.Health(context.Background()); err != nil {
@@ -75,7 +76,7 @@ func TestListenKeepsOtherFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Listen(path, t.Logf); err == nil || !strings.Contains(err.Error(), "not a socket") {
+	if _, err := Listen(path, testLogger(t)); err == nil || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("Listen over a regular file: %v, want a refusal", err)
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "mine" {
@@ -85,7 +86,7 @@ func TestListenKeepsOtherFiles(t *testing.T) {
 
 func TestListenTooLongPath(t *testing.T) {
 	path := "/tmp/" + strings.Repeat("x", maxSocketPath)
-	if _, err := Listen(path, t.Logf); err == nil || !strings.Contains(err.Error(), "too long") {
+	if _, err := Listen(path, testLogger(t)); err == nil || !strings.Contains(err.Error(), "too long") {
 		t.Fatalf("Listen on a %d-byte path: %v", len(path), err)
 	}
 }
@@ -95,12 +96,7 @@ func TestListenTooLongPath(t *testing.T) {
 func TestPeerUIDChecked(t *testing.T) {
 	socket := filepath.Join(socketDir(t), "ckptd.sock")
 	refused := make(chan string, 10)
-	ln, err := Listen(socket, func(format string, args ...any) {
-		select {
-		case refused <- format:
-		default:
-		}
-	})
+	ln, err := Listen(socket, slog.New(slog.NewTextHandler(chanWriter(refused), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +114,21 @@ func TestPeerUIDChecked(t *testing.T) {
 	defer srv.Shutdown(context.Background())
 	select {
 	case msg := <-refused:
-		if !strings.Contains(msg, "refused") {
+		if !strings.Contains(msg, "refused") || !strings.Contains(msg, "level=WARN") {
 			t.Errorf("logged %q", msg)
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("the refusal was not logged")
 	}
+}
+
+// chanWriter sends each log line to the channel, dropping it when full.
+type chanWriter chan string
+
+func (c chanWriter) Write(p []byte) (int, error) {
+	select {
+	case c <- string(p):
+	default:
+	}
+	return len(p), nil
 }

@@ -46,15 +46,14 @@ func newDaemon(ctx context.Context, base *config.Config, flags *pflag.FlagSet, l
 	d.watchCtx, d.stopWatching = context.WithCancel(context.WithoutCancel(ctx))
 	d.srv = integration.NewServer(integration.ServerOptions{
 		Open:   d.open,
-		Logf:   logfAt(log, slog.LevelWarn),
-		Debugf: debugf(log),
+		Logger: log,
 	})
 	return d
 }
 
 // run serves the socket, opens the workspaces and waits for a signal.
 func (d *daemon) run(roots []string) error {
-	ln, err := integration.Listen(d.base.Socket, logfAt(d.log, slog.LevelWarn))
+	ln, err := integration.Listen(d.base.Socket, d.log)
 	if err != nil {
 		return err
 	}
@@ -126,7 +125,7 @@ func (d *daemon) open(ctx context.Context, root string) (integration.Served, err
 	d.log.Info("opening", "workspace", root)
 	wd, err := wiring.OpenWatched(ctx, cfg, root, wiring.WatchOptions{
 		Progress: progressFrom(ctx, root),
-		Logf:     watcherLogf(d.log),
+		Logger:   d.log,
 		Reload:   load,
 	})
 	if err != nil {
