@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // ErrDaemonRunning means something already answers on the socket.
-var ErrDaemonRunning = errors.New("another ckptd is already serving")
+var ErrDaemonRunning = fault.Sentinel(fault.Busy, "another ckptd is already serving")
 
 // maxSocketPath is the longest path a unix socket can bind (sun_path is 108
 // bytes with its terminating NUL on Linux).
