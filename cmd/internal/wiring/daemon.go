@@ -13,6 +13,7 @@ import (
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -206,8 +207,8 @@ func (wd *Watched) pruneDaily(ctx context.Context) {
 		case err != nil:
 			wd.logger.Warn(fmt.Sprintf("retention: %s: %v", wd.Workspace.Root(), err))
 		case did:
-			wd.logger.Info(fmt.Sprintf("retention: %s: pruned %d checkpoints, %d stored contents; %d -> %d bytes",
-				wd.Workspace.Root(), stats.Checkpoints, stats.Blobs, stats.BytesBefore, stats.BytesAfter))
+			wd.logger.Info(fmt.Sprintf("retention: %s: pruned %s, %s; %d -> %d bytes",
+				wd.Workspace.Root(), plural.Count(stats.Checkpoints, "checkpoint"), plural.Count(stats.Blobs, "stored content"), stats.BytesBefore, stats.BytesAfter))
 		}
 		select {
 		case <-ctx.Done():

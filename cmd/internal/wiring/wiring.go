@@ -13,6 +13,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -114,7 +115,7 @@ var _ watcher.Sink = (*snapshot.Workspace)(nil)
 func ImportWarning(u []snapshot.Unreadable) string {
 	const shown = 10
 	var b strings.Builder
-	fmt.Fprintf(&b, "warning: the first import could not read %d path(s); what they hold is not captured until they can be read:", len(u))
+	fmt.Fprintf(&b, "warning: the first import could not read %s; what they hold is not captured until they can be read:", plural.Count(len(u), "path"))
 	for i, p := range u {
 		if i == shown {
 			fmt.Fprintf(&b, "\n  … and %d more (see ckpt status)", len(u)-shown)
