@@ -15,7 +15,7 @@ import (
 func newHistoryCommand(g *globalOptions) *cobra.Command {
 	var n int
 	cmd := &cobra.Command{
-		Use:   "history PATH",
+		Use:   "history [--] PATH",
 		Short: "Every version of one path, newest first: when, who, and what to restore it from",
 		Long: `History lists every recorded version of PATH, newest first: when it was
 written, by whom (a run, a tool call, the person outside any run, or a
@@ -46,7 +46,7 @@ the journal) when no checkpoint does.`,
 			return g.emit(h, func(w io.Writer) { writeHistory(w, h) })
 		}),
 	}
-	cmd.Flags().IntVarP(&n, "n", "n", 0, "show at most N versions (0: all)")
+	addCountFlag(cmd, &n, "show at most N versions (0: all)")
 	return cmd
 }
 

@@ -31,7 +31,7 @@ func (o *restoreOptions) flags(cmd *cobra.Command, exact bool) {
 func newRestoreCommand(g *globalOptions) *cobra.Command {
 	var o restoreOptions
 	cmd := &cobra.Command{
-		Use:   "restore ID [PATH...]",
+		Use:   "restore ID [--] [PATH...]",
 		Short: "Roll back what runs changed since checkpoint ID (--exact: everything)",
 		Long: `Restore brings paths back to their state at checkpoint ID.
 

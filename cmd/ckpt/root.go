@@ -83,7 +83,9 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newRevertCommand(g),
 		newHistoryCommand(g),
 		newHookCommand(g),
+		newVersionCommand(g),
 	)
+	decorate(root)
 	return root
 }
 
