@@ -52,6 +52,10 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	pf.String("socket", "", "the socket to serve (default <state directory>/ckptd.sock)")
 	pf.String("log-level", "", "debug, info, warn or error (default info)")
 	root.AddCommand(newWatchCommand(g), newInstallServiceCommand(g), newVersionCommand(g))
+	for _, c := range root.Commands() {
+		c.Example = examples[c.Name()]
+	}
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitcode.DaemonHelp + "\n")
 	return root
 }
 
@@ -66,4 +70,14 @@ func newVersionCommand(g *globalOptions) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// examples are each command's Examples section.
+var examples = map[string]string{
+	"watch": `  ckptd watch ~/src/app              # in the foreground; Ctrl-C stops it cleanly
+  ckptd watch ~/src/app ~/src/lib    # a running ckptd is asked to add them
+  ckptd watch --log-level debug .`,
+	"install-service": `  ckptd install-service ~/src/app
+  systemctl --user daemon-reload && systemctl --user enable --now ckptd`,
+	"version": `  ckptd version`,
 }

@@ -47,7 +47,14 @@ func Of(err error) int {
 // Usage marks err as a bad command line (fault.Invalid).
 func Usage(err error) error { return fault.Mark(err, fault.Invalid) }
 
-// Help is the exit codes, for a command's --help.
+// DaemonHelp is ckptd's exit codes, for its --help.
+const DaemonHelp = `Exit codes:
+  0    success, and a clean shutdown on SIGINT or SIGTERM
+  1    failure (another ckptd holds the state directory, the store failing)
+  2    bad input: a bad flag, a missing or unusable directory, a bad config
+       value`
+
+// Help is ckpt's exit codes, for a command's --help.
 const Help = `Exit codes:
   0    success
   1    failure (a restore that refused a path, the store or daemon failing)
