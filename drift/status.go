@@ -46,8 +46,8 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		s.Changes = append(s.Changes, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 	}
 	s.Unreadable = e.unreadable()
-	if e.Daemon != nil {
-		s.Daemon = e.Daemon()
+	if e.daemon != nil {
+		s.Daemon = e.daemon()
 	}
 	err = e.ws.Store().View(func(r *store.Reader) error {
 		if run, err := r.LastRun(); err == nil {

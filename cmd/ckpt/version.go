@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
 )
 
 // versionOutput is `ckpt version --json`.
@@ -45,7 +45,7 @@ func daemonVersion(cmd *cobra.Command) string {
 	if err != nil {
 		return ""
 	}
-	c, err := integration.Dial(cfg.Socket)
+	c, err := client.Dial(cfg.Socket, client.Options{}) // ckpt version reports a mismatch itself
 	if err != nil {
 		return ""
 	}

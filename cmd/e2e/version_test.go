@@ -1,69 +1,57 @@
 package e2e
 
 import (
-	"regexp"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// TestVersion: ckpt version prints this ckpt's version, and the daemon's
-// when one answers; --json is one object with version and daemon_version.
-func TestVersion(t *testing.T) {
-	bothModes(t, func(t *testing.T, m mode) {
-		ws := newWorkspace(t, m)
-		ws.start()
-		out := ws.ckptOK("version")
-		if !regexp.MustCompile(`^ckpt \S+\n`).MatchString(out) {
-			t.Errorf("ckpt version: %q, want \"ckpt VERSION\" first", out)
-		}
-		var v struct {
-			Version       string `json:"version"`
-			DaemonVersion string `json:"daemon_version"`
-		}
-		ws.ckptJSON(&v, "version")
-		if v.Version == "" || !strings.HasPrefix(out, "ckpt "+v.Version+"\n") {
-			t.Errorf("ckpt version --json: version %q; text %q", v.Version, out)
-		}
-		switch {
-		case m == daemon && v.DaemonVersion != v.Version:
-			t.Errorf("daemon_version %q, want the daemon's %q", v.DaemonVersion, v.Version)
-		case m == daemon && !strings.Contains(out, "ckptd "+v.Version+"\n"):
-			t.Errorf("ckpt version with a daemon: %q, want a ckptd line", out)
-		case m == embedded && (v.DaemonVersion != "" || strings.Contains(out, "ckptd")):
-			t.Errorf("ckpt version with no daemon: %q, %+v", out, v)
-		}
-	})
-}
+// TestClientWarnsOnceOfAnotherDaemonVersion: a ckpt talking to a ckptd of
+// another version says so once per command, on stderr, and still answers
+// (--json output stays one object). A daemon of its own version draws no
+// warning.
+func TestClientWarnsOnceOfAnotherDaemonVersion(t *testing.T) {
+	requireDaemon(t)
+	module, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const other = "0.0.0-other"
+	bin := filepath.Join(t.TempDir(), "ckptd")
+	if out, err := goCommand(module, "build", "-o", bin,
+		"-ldflags=-X github.com/ckptdev/ckpt/integration/api.Version="+other, "./cmd/ckptd"); err != nil {
+		t.Fatalf("build ckptd %s: %v\n%s", other, err, out)
+	}
 
-// TestHelpReadsLikeOtherTools: the root help groups the commands and
-// lists the exit codes; every command has examples; the old --n spelling
-// of -n still works, and -n is documented as --max-count.
-func TestHelpReadsLikeOtherTools(t *testing.T) {
-	ws := newWorkspace(t, embedded)
+	same := newWorkspace(t, daemon)
+	same.write("a.txt", "a\n")
+	same.start()
+	if r := same.ckptResult("status"); r.code != 0 || strings.Contains(r.stderr, "warning") {
+		t.Fatalf("same version: want no warning:\n%s", r)
+	}
+	same.stopDaemon()
+
+	ws := newWorkspace(t, daemon)
+	ws.write("a.txt", "a\n")
+	saved := ckptdBin
+	ckptdBin = bin
 	ws.start()
-	help := ws.ckptOK("--help")
-	for _, want := range []string{"Inspect the workspace:", "Checkpoints and undo:", "Runs and tools", "Exit codes:", "130  interrupted"} {
-		if !strings.Contains(help, want) {
-			t.Errorf("ckpt --help lacks %q:\n%s", want, help)
+	ckptdBin = saved
+	for _, args := range [][]string{{"status"}, {"status", "--json"}, {"log"}} {
+		r := ws.ckptResult(args...)
+		if r.code != 0 {
+			t.Fatalf("against ckptd %s:\n%s", other, r)
+		}
+		if n := strings.Count(r.stderr, "warning:"); n != 1 || !strings.Contains(r.stderr, "ckptd "+other) {
+			t.Errorf("want one warning naming ckptd %s on stderr, got %d:\n%s", other, n, r)
+		}
+		if strings.Contains(r.stdout, "warning") {
+			t.Errorf("the warning reached stdout:\n%s", r)
 		}
 	}
-	for _, c := range []string{"status", "checkpoint", "log", "show", "diff", "history", "restore", "undo", "revert",
-		"run", "run start", "run end", "tool", "tool start", "tool end", "exec", "hook", "hook claude-code", "version"} {
-		h := ws.ckptOK(append(strings.Fields(c), "--help")...)
-		if !strings.Contains(h, "Examples:\n  ") || !strings.Contains(h, "Exit codes:") {
-			t.Errorf("ckpt %s --help has no examples or exit codes:\n%s", c, h)
-		}
-	}
-	if h := ws.ckptOK("log", "--help"); !strings.Contains(h, "-n, --max-count") || strings.Contains(h, "--n ") {
-		t.Errorf("ckpt log --help: want -n, --max-count and no --n:\n%s", h)
-	}
-	ws.ckptOK("checkpoint", "-m", "one")
-	ws.ckptOK("checkpoint", "-m", "two")
-	for _, args := range [][]string{{"-n", "1"}, {"--max-count", "1"}, {"--n", "1"}} {
-		var l logJSON
-		ws.ckptJSON(&l, append([]string{"log"}, args...)...)
-		if len(l.Checkpoints) != 1 {
-			t.Errorf("ckpt log %s: %d checkpoints, want 1", strings.Join(args, " "), len(l.Checkpoints))
-		}
+	var s statusJSON
+	ws.ckptJSON(&s, "status", "--json")
+	if !s.Daemon.Running {
+		t.Errorf("status --json against ckptd %s: not served by the daemon", other)
 	}
 }
