@@ -12,11 +12,13 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/store"
 )
 
-// httpError is an error with its own status code.
+// httpError is an error with its own status code: a matter of HTTP (a
+// wrong method), not one of fault's kinds, which api.StatusOf maps.
 type httpError struct {
 	code int
 	err  error
@@ -47,7 +49,7 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc(path, s.only(rt.method, s.engineHandler(rt)))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.fail(w, r, httpError{http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path)})
+		s.fail(w, r, fault.Mark(fmt.Errorf("no route %s %s", r.Method, r.URL.Path), fault.NotFound))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(api.VersionHeader, api.Version)

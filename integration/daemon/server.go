@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
@@ -232,7 +233,7 @@ func (s *Server) lookup(r *http.Request) (*space, error) {
 	sp := s.spaces[root]
 	s.mu.Unlock()
 	if sp == nil {
-		return nil, httpError{http.StatusNotFound, fmt.Errorf("ckptd does not serve the workspace %s (add it with: ckptd watch %s)", root, root)}
+		return nil, fault.Mark(fmt.Errorf("ckptd does not serve the workspace %s (add it with: ckptd watch %s)", root, root), fault.NotFound)
 	}
 	if _, err := sp.wait(r.Context()); err != nil {
 		return nil, err
