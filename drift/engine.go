@@ -2,7 +2,6 @@ package drift
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -12,24 +11,6 @@ import (
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
-
-// ErrInvalid marks bad input: an unknown or malformed checkpoint, a
-// checkpoint that is not the run's, a path outside the workspace. Nothing
-// was changed. It is the wire's api.ErrInvalid, so the daemon answers it
-// with 400 and the CLI exits 2 on it.
-var ErrInvalid = api.ErrInvalid
-
-func invalid(format string, args ...any) error {
-	return Invalid(fmt.Errorf(format, args...))
-}
-
-// asInvalid marks the snapshot errors that are the caller's input.
-func asInvalid(err error) error {
-	if errors.Is(err, snapshot.ErrBadID) || errors.Is(err, snapshot.ErrRefused) {
-		return Invalid(err)
-	}
-	return err
-}
 
 // Engine answers every ckpt command for one workspace. The daemon and the
 // embedded client use the same Engine; they differ only in how Sync

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -21,8 +22,9 @@ const (
 	ReasonPreRestoreGuard   = "pre_restore_guard"
 )
 
-// ErrBadID is a checkpoint id that is malformed or unknown.
-var ErrBadID = errors.New("bad checkpoint id")
+// ErrBadID is a checkpoint id that is malformed or unknown (of kind
+// fault.Invalid).
+var ErrBadID = fault.Sentinel(fault.Invalid, "bad checkpoint id")
 
 // ValidID reports whether id has the form of a checkpoint id (and of a
 // safe file name): 1 to 128 of [A-Za-z0-9._-], not starting with . _ or -.
@@ -103,7 +105,7 @@ func newID(ord uint64) string {
 // Checkpoint looks up a checkpoint; a malformed or unknown id is ErrBadID.
 func (ws *Workspace) Checkpoint(id string) (store.Checkpoint, error) {
 	if !ValidID(id) {
-		return store.Checkpoint{}, markErr{fmt.Errorf("%q is not a checkpoint id", id), ErrBadID}
+		return store.Checkpoint{}, fault.Mark(fmt.Errorf("%q is not a checkpoint id", id), ErrBadID)
 	}
 	var cp store.Checkpoint
 	err := ws.st.View(func(r *store.Reader) (err error) {
@@ -111,7 +113,7 @@ func (ws *Workspace) Checkpoint(id string) (store.Checkpoint, error) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return cp, markErr{fmt.Errorf("no checkpoint %q in %s", id, ws.root), ErrBadID}
+		return cp, fault.Mark(fmt.Errorf("no checkpoint %q in %s", id, ws.root), ErrBadID)
 	}
 	return cp, err
 }
@@ -215,10 +217,3 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	}
 	return cp, true, ws.st.Sync()
 }
-
-// markErr reads as its own message and Is its mark.
-type markErr struct{ err, mark error }
-
-func (e markErr) Error() string        { return e.err.Error() }
-func (e markErr) Unwrap() error        { return e.err }
-func (e markErr) Is(target error) bool { return target == e.mark }

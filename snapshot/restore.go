@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
 // ErrRefused is a write a restore refused to make: through a symlink, or
-// outside the workspace.
-var ErrRefused = errors.New("restore refused")
+// outside the workspace (of kind fault.Refused).
+var ErrRefused = fault.Sentinel(fault.Refused, "restore refused")
 
 // RestoreOptions scope a restore.
 type RestoreOptions struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -196,7 +197,7 @@ func (w *Watcher) cookieSeen(ctx context.Context, name string) {
 	case w.closing:
 		w.finishRound(r, errClosed)
 	default:
-		w.rewalk(ctx, w.needWalk) // completes r
+		w.rewalk(ctx, w.needWalk, slog.LevelInfo) // completes r
 	}
 }
 

@@ -8,13 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
 )
 
 func newHistoryCommand(g *globalOptions) *cobra.Command {
 	var n int
 	cmd := &cobra.Command{
-		Use:   "history PATH",
+		Use:   "history [--] PATH",
 		Short: "Every version of one path, newest first: when, who, and what to restore it from",
 		Long: `History lists every recorded version of PATH, newest first: when it was
 written, by whom (a run, a tool call, the person outside any run, or a
@@ -26,13 +27,13 @@ REF is the checkpoint that holds that version, or @SEQ (its position in
 the journal) when no checkpoint does.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageError{fmt.Errorf("history takes exactly one path")}
+				return exitcode.Usage(fmt.Errorf("history takes exactly one path"))
 			}
 			return nil
 		},
 		RunE: run(g, func(ctx context.Context, b backend) error {
 			if n < 0 {
-				return usageError{fmt.Errorf("-n %d is not a count", n)}
+				return exitcode.Usage(fmt.Errorf("-n %d is not a count", n))
 			}
 			ps, err := g.relPaths(g.cmd.Flags().Args())
 			if err != nil {
@@ -45,7 +46,7 @@ the journal) when no checkpoint does.`,
 			return g.emit(h, func(w io.Writer) { writeHistory(w, h) })
 		}),
 	}
-	cmd.Flags().IntVarP(&n, "n", "n", 0, "show at most N versions (0: all)")
+	addCountFlag(cmd, &n, "show at most N versions (0: all)")
 	return cmd
 }
 

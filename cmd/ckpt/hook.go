@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -62,7 +63,7 @@ func hookFailure(err error) error {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, "ckpt: hook claude-code:", err)
-	return exitError{1}
+	return exitcode.Coded{Code: 1}
 }
 
 func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -93,7 +94,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return err
 	}
-	hs, err := openHookState(base.StateDir, in.SessionID)
+	hs, err := openHookState(cmd.Context(), base.StateDir, in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -232,25 +233,15 @@ type hookStateFile struct {
 	lock          *os.File
 }
 
-func openHookState(stateDir, session string) (*hookStateFile, error) {
+func openHookState(ctx context.Context, stateDir, session string) (*hookStateFile, error) {
 	dir := filepath.Join(stateDir, "hooks", "claude-code")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	name := claudecode.HookStateName(session)
-	lock, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := fsutil.Lock(ctx, filepath.Join(dir, name+".lock"), -1)
 	if err != nil {
 		return nil, err
-	}
-	for {
-		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
 	return &hookStateFile{path: filepath.Join(dir, name+".json"), session: session, lock: lock}, nil
 }
@@ -276,23 +267,7 @@ func (h *hookStateFile) save(st claudecode.HookState) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".state-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), h.path)
+	return fsutil.WriteFile(h.path, append(data, '\n'), 0o600)
 }
 
 func (h *hookStateFile) close() { h.lock.Close() }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ckptdev/ckpt/cmd/internal/progress"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/internal/plural"
 )
 
 // emit prints the answer: exactly one JSON object with --json, else text.
@@ -101,9 +102,4 @@ func ago(t time.Time) string {
 }
 
 // count is "1 path", "2 paths".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func count(n int, noun string) string { return plural.Count(n, noun) }

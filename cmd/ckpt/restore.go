@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
 )
 
@@ -30,7 +31,7 @@ func (o *restoreOptions) flags(cmd *cobra.Command, exact bool) {
 func newRestoreCommand(g *globalOptions) *cobra.Command {
 	var o restoreOptions
 	cmd := &cobra.Command{
-		Use:   "restore ID [PATH...]",
+		Use:   "restore ID [--] [PATH...]",
 		Short: "Roll back what runs changed since checkpoint ID (--exact: everything)",
 		Long: `Restore brings paths back to their state at checkpoint ID.
 
@@ -43,7 +44,7 @@ cannot be restored safely (it lies behind a symlink) is refused and left as
 it is, the rest is restored, and ckpt exits 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("restore needs a checkpoint id")}
+				return exitcode.Usage(errors.New("restore needs a checkpoint id"))
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				paths, err := g.relPaths(args[1:])

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
 )
 
@@ -77,7 +78,7 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.R
 			if g.json {
 				// The result, with its errors, is the one JSON object.
 				fmt.Fprintln(os.Stderr, "ckpt:", err)
-				return exitError{1}
+				return exitcode.Coded{Code: 1}
 			}
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
@@ -61,7 +62,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.dir, "dir", "C", "", "workspace directory (default: the nearest known workspace above the current directory, else it)")
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON object on stdout")
@@ -81,7 +82,9 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newRevertCommand(g),
 		newHistoryCommand(g),
 		newHookCommand(g),
+		newVersionCommand(g),
 	)
+	decorate(root)
 	return root
 }
 
@@ -169,10 +172,10 @@ func findWorkspace(dir, stateDir string) (string, error) {
 		return "", err
 	}
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return "", usageError{fmt.Errorf("workspace %s: %w", dir, err)}
+		return "", exitcode.Usage(fmt.Errorf("workspace %s: %w", dir, err))
 	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", usageError{fmt.Errorf("workspace %s is not a directory", dir)}
+		return "", exitcode.Usage(fmt.Errorf("workspace %s is not a directory", dir))
 	}
 	if explicit {
 		return abs, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration/service"
+	"github.com/ckptdev/ckpt/internal/plural"
 )
 
 func newInstallServiceCommand(g *globalOptions) *cobra.Command {
@@ -54,7 +55,7 @@ func runInstallService(cmd *cobra.Command, flags *pflag.FlagSet, dirs []string) 
 		return fmt.Errorf("write the unit: %w", err)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "wrote %s (ckptd watch for %d workspaces)\n", path, len(roots))
+	fmt.Fprintf(out, "wrote %s (ckptd watch for %s)\n", path, plural.Count(len(roots), "workspace"))
 	fmt.Fprintf(out, "enable and start it with:\n  %s\n", service.EnableHint)
 	fmt.Fprintf(out, "its logs: journalctl --user -u ckptd\n")
 	return nil

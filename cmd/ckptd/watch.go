@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration/client"
 	"github.com/ckptdev/ckpt/integration/daemon"
@@ -33,7 +34,7 @@ watch exits 0. SIGINT or SIGTERM: in-flight requests finish, queued changes
 are captured, the stores are closed, and ckptd exits 0.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("watch needs at least one workspace directory")}
+				return exitcode.Usage(errors.New("watch needs at least one workspace directory"))
 			}
 			return nil
 		},
@@ -81,11 +82,8 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 		Load: func(root string) (*config.Config, error) {
 			return config.Load(config.Options{Workspace: root, Flags: flags})
 		},
-		Log:         log,
-		Logf:        logfAt(log, slog.LevelWarn),
-		Debugf:      debugf(log),
-		WatcherLogf: watcherLogf(log),
-		Progress:    progressBar,
+		Log:      log,
+		Progress: progressBar,
 	}).Run(roots)
 }
 

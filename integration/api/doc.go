@@ -1,7 +1,8 @@
 // Package api is ckpt's wire: the JSON request and answer types of the
 // daemon's socket API and of every --json output, the events of its event
 // stream, the error answers and their statuses, and the version header.
-// It imports nothing of ckpt, so the client, the CLI, the runtime adapters
+// It imports nothing of ckpt but package fault (the error kinds it puts
+// on the wire, itself a leaf), so the client, the CLI, the runtime adapters
 // and any UI depend on it and not on the engine (drift, snapshot, store);
 // the engine's methods take and return these types.
 //

@@ -2,17 +2,18 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/ckptdev/ckpt/integration/internal/peercred"
 	"net"
 	"os"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // ErrForeignDaemon means the process serving the socket runs as another
 // user. ckpt never talks to it: whoever that is could answer anything
 // (fake changes, a restore that did nothing, text meant for an agent).
-var ErrForeignDaemon = errors.New("the socket is served by another user")
+var ErrForeignDaemon = fault.Sentinel(fault.Refused, "the socket is served by another user")
 
 // dialOwn connects to the unix socket at path and checks, with
 // SO_PEERCRED, that the process listening there runs as our uid.

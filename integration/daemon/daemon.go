@@ -29,15 +29,12 @@ type Options struct {
 	// whenever the file changes. Its state directory and socket are
 	// replaced by Base's.
 	Load func(root string) (*config.Config, error)
-	// Log receives the daemon's own lines: started, opening, serving,
-	// shutting down, failures. nil discards them.
+	// Log receives every line of the daemon, its server and its watchers,
+	// each at the level chosen where it is logged: started, opening,
+	// serving, routine re-walks and reloads are info; lost events,
+	// refused connections and failed requests warn; every request is
+	// debug. nil discards them.
 	Log *slog.Logger
-	// Logf, if set, is told about refused connections and failed requests.
-	Logf func(format string, args ...any)
-	// Debugf, if set, is told about every request.
-	Debugf func(format string, args ...any)
-	// WatcherLogf, if set, receives the watchers' log lines.
-	WatcherLogf func(format string, args ...any)
 	// Progress, if set, gives the progress display of the first import of
 	// each workspace Run opens (not of those added later: their imports
 	// would draw over each other).
@@ -68,7 +65,7 @@ func New(ctx context.Context, o Options) *Daemon {
 	}
 	d := &Daemon{ctx: ctx, opts: o, log: o.Log, dirs: map[string]int{}}
 	d.watchCtx, d.stopWatching = context.WithCancel(context.WithoutCancel(ctx))
-	d.srv = NewServer(ServerOptions{Open: d.open, Logf: o.Logf, Debugf: o.Debugf})
+	d.srv = NewServer(ServerOptions{Open: d.open, Logger: o.Log})
 	return d
 }
 
@@ -76,7 +73,7 @@ func New(ctx context.Context, o Options) *Daemon {
 // the daemon's context ends; then it shuts down: in-flight requests
 // finish, each watcher captures what it has queued, the stores close.
 func (d *Daemon) Run(roots []string) error {
-	ln, err := Listen(d.opts.Base.Socket, d.opts.Logf)
+	ln, err := Listen(d.opts.Base.Socket, d.log)
 	if err != nil {
 		return err
 	}
@@ -148,7 +145,7 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 	d.log.Info("opening", "workspace", root)
 	wd, err := OpenWatched(ctx, cfg, root, WatchOptions{
 		Progress: d.progressFrom(ctx, root),
-		Logf:     d.opts.WatcherLogf,
+		Logger:   d.log,
 		Reload:   load,
 		Daemon:   func() api.Daemon { return d.srv.DaemonInfo(root) },
 	})

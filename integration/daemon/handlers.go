@@ -6,16 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/store"
 )
 
-// httpError is an error with its own status code.
+// httpError is an error with its own status code: a matter of HTTP (a
+// wrong method), not one of fault's kinds, which api.StatusOf maps.
 type httpError struct {
 	code int
 	err  error
@@ -46,18 +49,18 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc(path, s.only(rt.method, s.engineHandler(rt)))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.fail(w, r, httpError{http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path)})
+		s.fail(w, r, fault.Mark(fmt.Errorf("no route %s %s", r.Method, r.URL.Path), fault.NotFound))
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(api.VersionHeader, api.Version)
-		if s.opts.Debugf == nil {
+		if !s.opts.Logger.Enabled(r.Context(), slog.LevelDebug) {
 			mux.ServeHTTP(w, r)
 			return
 		}
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		mux.ServeHTTP(rec, r)
-		s.opts.Debugf("%s %s?%s: %d in %s", r.Method, r.URL.Path, r.URL.RawQuery, rec.code, time.Since(start).Round(time.Microsecond))
+		s.opts.Logger.Debug(fmt.Sprintf("%s %s?%s: %d in %s", r.Method, r.URL.Path, r.URL.RawQuery, rec.code, time.Since(start).Round(time.Microsecond)))
 	})
 }
 
@@ -249,7 +252,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(err)
 	if code >= 500 {
-		s.opts.Logf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err)
+		s.opts.Logger.Warn(fmt.Sprintf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err))
 	}
 	msg := err.Error()
 	if code == api.StatusFull {

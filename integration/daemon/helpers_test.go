@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -112,12 +113,12 @@ type testServer struct {
 func startServer(t *testing.T, opts ServerOptions) *testServer {
 	t.Helper()
 	socket := filepath.Join(socketDir(t), "run", "ckptd.sock")
-	ln, err := Listen(socket, t.Logf)
+	ln, err := Listen(socket, testLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if opts.Debugf == nil {
-		opts.Debugf = t.Logf
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
 	}
 	srv := NewServer(opts)
 	served := make(chan error, 1)
@@ -185,4 +186,16 @@ func paths(changes []api.Change) []string {
 		out = append(out, c.Kind+":"+c.Path)
 	}
 	return out
+}
+
+// testLogger logs to the test's log, every level.
+func testLogger(t testing.TB) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testLogWriter struct{ t testing.TB }
+
+func (w testLogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }

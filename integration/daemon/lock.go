@@ -1,16 +1,18 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 )
 
 // ErrLocked means another daemon holds the state directory.
-var ErrLocked = errors.New("another ckptd holds the state directory")
+var ErrLocked = fault.Sentinel(fault.Busy, "another ckptd holds the state directory")
 
 // LockStateDir takes the daemon's lock on stateDir (one daemon per state
 // directory): an exclusive flock on stateDir/ckptd.lock, released by the
@@ -20,16 +22,12 @@ func LockStateDir(stateDir string) (release func() error, err error) {
 		return nil, err
 	}
 	path := filepath.Join(stateDir, "ckptd.lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	f, err := fsutil.Lock(context.Background(), path, 0)
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w (%s)", ErrLocked, path)
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	f.Truncate(0)
 	fmt.Fprintf(f, "%d\n", os.Getpid())

@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -56,13 +58,13 @@ func (wd *Watched) reloadConfig() {
 	defer lc.mu.Unlock()
 	if err != nil {
 		if lc.err != err.Error() {
-			wd.log("the workspace's configuration is invalid; keeping the previous settings: %v", err)
+			wd.log(slog.LevelWarn, "the workspace's configuration is invalid; keeping the previous settings: %v", err)
 		}
 		lc.err = err.Error()
 		return
 	}
 	if lc.err != "" {
-		wd.log("the workspace's configuration is valid again")
+		wd.log(slog.LevelInfo, "the workspace's configuration is valid again")
 		lc.err = ""
 	}
 	old := lc.cfg
@@ -80,10 +82,10 @@ func (wd *Watched) reloadConfig() {
 	}
 	lc.retention.Store(int64(cfg.Retention))
 	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
-	wd.log("reloaded the workspace's configuration: ignore %q, max_file_size %d, debounce %s, max_delay %s, rescan_interval %s, sync_timeout %s, retention %s",
+	wd.log(slog.LevelInfo, "reloaded the workspace's configuration: ignore %q, max_file_size %d, debounce %s, max_delay %s, rescan_interval %s, sync_timeout %s, retention %s",
 		cfg.Ignore, cfg.MaxFileSize, cfg.Debounce, cfg.MaxDelay, cfg.RescanInterval, cfg.SyncTimeout, cfg.Retention)
 	if old.QueueSize != cfg.QueueSize {
-		wd.log("queue_size %d takes effect when the daemon restarts", cfg.QueueSize)
+		wd.log(slog.LevelWarn, "queue_size %d takes effect when the daemon restarts", cfg.QueueSize)
 	}
 }
 
@@ -97,10 +99,9 @@ func sameSettings(a, b *config.Config) bool {
 		a.Retention == b.Retention
 }
 
-func (wd *Watched) log(format string, args ...any) {
-	if wd.logf != nil {
-		wd.logf("%s: "+format, append([]any{wd.Workspace.Root()}, args...)...)
-	}
+// log logs one line about the workspace at level.
+func (wd *Watched) log(level slog.Level, format string, args ...any) {
+	wd.logger.Log(context.Background(), level, wd.Workspace.Root()+": "+fmt.Sprintf(format, args...))
 }
 
 // reloadingSink is the workspace as the watcher's sink: it reloads the

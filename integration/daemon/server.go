@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
@@ -32,11 +34,9 @@ type OpenFunc func(ctx context.Context, root string) (Served, error)
 type ServerOptions struct {
 	// Open opens workspaces; nil refuses to add any.
 	Open OpenFunc
-	// Logf, if set, is told about refused connections and failed requests.
-	Logf func(format string, args ...any)
-	// Debugf, if set, is told about every request: method, path, status
-	// and duration.
-	Debugf func(format string, args ...any)
+	// Logger, if set, is told about failed requests (warn) and, at debug
+	// level, about every request: method, path, status and duration.
+	Logger *slog.Logger
 }
 
 // Server answers the socket API for the workspaces it serves.
@@ -83,8 +83,8 @@ func (sp *space) isReady() bool {
 
 // NewServer returns a Server serving no workspace yet.
 func NewServer(opts ServerOptions) *Server {
-	if opts.Logf == nil {
-		opts.Logf = func(string, ...any) {}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
 		opts:    opts,
@@ -233,7 +233,7 @@ func (s *Server) lookup(r *http.Request) (*space, error) {
 	sp := s.spaces[root]
 	s.mu.Unlock()
 	if sp == nil {
-		return nil, httpError{http.StatusNotFound, fmt.Errorf("ckptd does not serve the workspace %s (add it with: ckptd watch %s)", root, root)}
+		return nil, fault.Mark(fmt.Errorf("ckptd does not serve the workspace %s (add it with: ckptd watch %s)", root, root), fault.NotFound)
 	}
 	if _, err := sp.wait(r.Context()); err != nil {
 		return nil, err

@@ -4,17 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/internal/peercred"
 )
 
 // ErrDaemonRunning means something already answers on the socket.
-var ErrDaemonRunning = errors.New("another ckptd is already serving")
+var ErrDaemonRunning = fault.Sentinel(fault.Busy, "another ckptd is already serving")
 
 // maxSocketPath is the longest path a unix socket can bind (sun_path is 108
 // bytes with its terminating NUL on Linux).
@@ -27,8 +29,9 @@ var staleDialTimeout = time.Second
 // the socket's directory 0700 if needed, fails with ErrDaemonRunning if
 // something answers on path, replaces a stale socket (one that refuses
 // connections), and never removes a file that is not a socket. The socket
-// is 0600 and every connection accepted from another uid is closed at once.
-func Listen(path string, logf func(format string, args ...any)) (net.Listener, error) {
+// is 0600 and every connection accepted from another uid is closed at once
+// (and logged to log, at warn level; nil: not logged).
+func Listen(path string, log *slog.Logger) (net.Listener, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("socket path %s is too long (%d bytes; at most %d): set socket (or CKPT_SOCKET) to a shorter path", path, len(path), maxSocketPath)
 	}
@@ -46,10 +49,10 @@ func Listen(path string, logf func(format string, args ...any)) (net.Listener, e
 		ln.Close()
 		return nil, fmt.Errorf("listen on %s: %w", path, err)
 	}
-	if logf == nil {
-		logf = func(string, ...any) {}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
-	return &peerListener{UnixListener: ln, uid: os.Getuid(), logf: logf}, nil
+	return &peerListener{UnixListener: ln, uid: os.Getuid(), log: log}, nil
 }
 
 // makePrivateDir creates dir (and its parents) if missing, and makes the
@@ -95,8 +98,8 @@ func removeStale(path string) error {
 // peerListener accepts only connections from its own uid.
 type peerListener struct {
 	*net.UnixListener
-	uid  int
-	logf func(format string, args ...any)
+	uid int
+	log *slog.Logger
 }
 
 // Accept returns the next connection whose peer is the daemon's uid;
@@ -112,9 +115,9 @@ func (l *peerListener) Accept() (net.Conn, error) {
 			return c, nil
 		}
 		if err != nil {
-			l.logf("refused a connection: cannot read its peer credentials: %v", err)
+			l.log.Warn(fmt.Sprintf("refused a connection: cannot read its peer credentials: %v", err))
 		} else {
-			l.logf("refused a connection from uid %d (only uid %d may connect)", uid, l.uid)
+			l.log.Warn(fmt.Sprintf("refused a connection from uid %d (only uid %d may connect)", uid, l.uid))
 		}
 		c.Close()
 	}

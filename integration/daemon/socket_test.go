@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/ckptdev/ckpt/integration/client"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 	if _, err := os.Lstat(socket); err != nil {
 		t.Fatalf("the stale socket should exist: %v", err)
 	}
-	ln, err := Listen(socket, t.Logf)
+	ln, err := Listen(socket, testLogger(t))
 	if err != nil {
 		t.Fatalf("Listen over a stale socket: %v", err)
 	}
@@ -63,7 +64,7 @@ func TestListenReplacesStaleSocket(t *testing.T) {
 
 func TestListenRefusesSecondDaemon(t *testing.T) {
 	ts := startServer(t, ServerOptions{})
-	if _, err := Listen(ts.socket, t.Logf); !errors.Is(err, ErrDaemonRunning) {
+	if _, err := Listen(ts.socket, testLogger(t)); !errors.Is(err, ErrDaemonRunning) {
 		t.Fatalf("second Listen: %v, want ErrDaemonRunning", err)
 	}
 	if _, err := ts.client.Health(context.Background()); err != nil {
@@ -76,7 +77,7 @@ func TestListenKeepsOtherFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Listen(path, t.Logf); err == nil || !strings.Contains(err.Error(), "not a socket") {
+	if _, err := Listen(path, testLogger(t)); err == nil || !strings.Contains(err.Error(), "not a socket") {
 		t.Fatalf("Listen over a regular file: %v, want a refusal", err)
 	}
 	if b, err := os.ReadFile(path); err != nil || string(b) != "mine" {
@@ -86,7 +87,7 @@ func TestListenKeepsOtherFiles(t *testing.T) {
 
 func TestListenTooLongPath(t *testing.T) {
 	path := "/tmp/" + strings.Repeat("x", maxSocketPath)
-	if _, err := Listen(path, t.Logf); err == nil || !strings.Contains(err.Error(), "too long") {
+	if _, err := Listen(path, testLogger(t)); err == nil || !strings.Contains(err.Error(), "too long") {
 		t.Fatalf("Listen on a %d-byte path: %v", len(path), err)
 	}
 }
@@ -96,12 +97,7 @@ func TestListenTooLongPath(t *testing.T) {
 func TestPeerUIDChecked(t *testing.T) {
 	socket := filepath.Join(socketDir(t), "ckptd.sock")
 	refused := make(chan string, 10)
-	ln, err := Listen(socket, func(format string, args ...any) {
-		select {
-		case refused <- format:
-		default:
-		}
-	})
+	ln, err := Listen(socket, slog.New(slog.NewTextHandler(chanWriter(refused), nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,10 +115,21 @@ func TestPeerUIDChecked(t *testing.T) {
 	defer srv.Shutdown(context.Background())
 	select {
 	case msg := <-refused:
-		if !strings.Contains(msg, "refused") {
+		if !strings.Contains(msg, "refused") || !strings.Contains(msg, "level=WARN") {
 			t.Errorf("logged %q", msg)
 		}
 	case <-time.After(5 * time.Second):
 		t.Error("the refusal was not logged")
 	}
+}
+
+// chanWriter sends each log line to the channel, dropping it when full.
+type chanWriter chan string
+
+func (c chanWriter) Write(p []byte) (int, error) {
+	select {
+	case c <- string(p):
+	default:
+	}
+	return len(p), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -13,6 +14,7 @@ import (
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -21,8 +23,9 @@ import (
 type WatchOptions struct {
 	// Progress, if set, is told how far the first import has come.
 	Progress func(done, total int)
-	// Logf, if set, receives the watcher's log lines.
-	Logf func(format string, args ...any)
+	// Logger, if set, receives the watched workspace's log lines (the
+	// watcher's, retention's, reloads'), each at the level its event has.
+	Logger *slog.Logger
 	// Reload, if set, reads the workspace's configuration again: the
 	// watched workspace calls it when its ckpt.yaml changed, and puts the
 	// result into force (an error keeps the settings it had).
@@ -43,7 +46,7 @@ type Watched struct {
 	Dirs int
 
 	live    *liveConfig
-	logf    func(format string, args ...any)
+	logger  *slog.Logger
 	stopped chan struct{} // closed when Run returns
 	runErr  error         // Run's error, set before stopped is closed
 }
@@ -54,10 +57,10 @@ type Watched struct {
 func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOptions) (*Watched, error) {
 	ig := local.Ignorer(cfg, root)
 	walker := &watcher.Walker{Root: root, Ignorer: ig, VisitUnreadable: true}
-	var warn func(string)
-	if o.Logf != nil {
-		warn = func(msg string) { o.Logf("%s: %s", root, msg) }
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	warn := func(msg string) { o.Logger.Warn(root + ": " + msg) }
 	ws, err := local.OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress, false, warn)
 	if err != nil {
 		return nil, err
@@ -67,13 +70,13 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 		ws.Close()
 		return nil, fmt.Errorf("count the directories of %s: %w", root, err)
 	}
-	wd := &Watched{Workspace: ws, Dirs: dirs, live: newLiveConfig(cfg, o.Reload), logf: o.Logf, stopped: make(chan struct{})}
+	wd := &Watched{Workspace: ws, Dirs: dirs, live: newLiveConfig(cfg, o.Reload), logger: o.Logger, stopped: make(chan struct{})}
 	w, err := watcher.New(root, ig, reloadingSink{wd}, watcher.Options{
 		Debounce:       cfg.Debounce,
 		MaxDelay:       cfg.MaxDelay,
 		QueueSize:      cfg.QueueSize,
 		RescanInterval: cfg.RescanInterval,
-		Logf:           o.Logf,
+		Logger:         o.Logger,
 	})
 	if err != nil {
 		ws.Close()
@@ -204,11 +207,11 @@ func (wd *Watched) pruneDaily(ctx context.Context) {
 		}
 		stats, did, err := wd.Workspace.PruneDue(ctx, retention)
 		switch {
-		case err != nil && wd.logf != nil:
-			wd.logf("retention: %s: %v", wd.Workspace.Root(), err)
-		case did && wd.logf != nil:
-			wd.logf("retention: %s: pruned %d checkpoints, %d stored contents; %d -> %d bytes",
-				wd.Workspace.Root(), stats.Checkpoints, stats.Blobs, stats.BytesBefore, stats.BytesAfter)
+		case err != nil:
+			wd.logger.Warn(fmt.Sprintf("retention: %s: %v", wd.Workspace.Root(), err))
+		case did:
+			wd.logger.Info(fmt.Sprintf("retention: %s: pruned %s, %s; %d -> %d bytes",
+				wd.Workspace.Root(), plural.Count(stats.Checkpoints, "checkpoint"), plural.Count(stats.Blobs, "stored content"), stats.BytesBefore, stats.BytesAfter))
 		}
 		select {
 		case <-ctx.Done():

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -31,7 +32,7 @@ func Ignorer(cfg *config.Config, root string) *watcher.Ignorer {
 // mode): see snapshot.Options. warn, if set, is told when the first
 // import could not read some paths (they are not captured).
 func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int), shortLived bool, warn func(string)) (*snapshot.Workspace, error) {
-	ws, err := snapshot.Open(cfg.StateDir, root, snapshot.Options{
+	ws, err := snapshot.OpenContext(ctx, cfg.StateDir, root, snapshot.Options{
 		MaxFileSize: cfg.MaxFileSize,
 		LockTimeout: cfg.LockTimeout,
 		Progress:    progress,
@@ -108,7 +109,7 @@ var _ watcher.Sink = (*snapshot.Workspace)(nil)
 func ImportWarning(u []snapshot.Unreadable) string {
 	const shown = 10
 	var b strings.Builder
-	fmt.Fprintf(&b, "warning: the first import could not read %d path(s); what they hold is not captured until they can be read:", len(u))
+	fmt.Fprintf(&b, "warning: the first import could not read %s; what they hold is not captured until they can be read:", plural.Count(len(u), "path"))
 	for i, p := range u {
 		if i == shown {
 			fmt.Fprintf(&b, "\n  … and %d more (see ckpt status)", len(u)-shown)

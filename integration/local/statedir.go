@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // ErrUnsafeStateDir means the state directory, or a directory on the way
 // to it, could be changed by someone other than the user (and root): ckpt
 // would then write its stores where that someone decides (a planted
 // symlink redirects a write onto any file the user may write).
-var ErrUnsafeStateDir = errors.New("unsafe state directory")
+var ErrUnsafeStateDir = fault.Sentinel(fault.Refused, "unsafe state directory")
 
 // maxSymlinkHops bounds the symlinks followed on the way to the state
 // directory, as the kernel's ELOOP does.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ckptdev/ckpt/internal/fsutil"
 )
 
 // ServiceName is the systemd user unit's file name.
@@ -77,15 +79,7 @@ func Write(path, unit string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(unit), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return fsutil.WriteFile(path, []byte(unit), 0o644)
 }
 
 // EnableHint says how to start the unit.

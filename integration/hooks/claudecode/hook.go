@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -412,7 +413,7 @@ func DriftContext(rs api.RunStart) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "ckpt: since your last turn, %d path(s) in this workspace were changed outside your runs (by the person or another program). Re-read them before relying on what you remember of them; do not undo these changes unless asked.\n", len(rs.Drift))
+	fmt.Fprintf(&b, "ckpt: since your last turn, %s in this workspace %s changed outside your runs (by the person or another program). Re-read them before relying on what you remember of them; do not undo these changes unless asked.\n", plural.Count(len(rs.Drift), "path"), wereWas(len(rs.Drift)))
 	writePaths(&b, rs.Drift, "ckpt show "+contextID(rs.PrevCheckpointID)+" lists them all")
 	session, run, cp := contextID(rs.SessionID), contextID(rs.RunID), contextID(rs.PrevCheckpointID)
 	fmt.Fprintf(&b, "This turn is ckpt run %s/%s; its baseline is checkpoint %s (taken after those changes), so `ckpt diff --session %s --run %s` will show only your changes.\n",
@@ -428,11 +429,19 @@ func UncoveredContext(te api.ToolEnd) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "ckpt: this tool call changed %d path(s) whose earlier content is not stored (too large or unreadable); ckpt cannot undo these changes.\n", len(te.UncoveredPaths))
+	fmt.Fprintf(&b, "ckpt: this tool call changed %s whose earlier content is not stored (too large or unreadable); ckpt cannot undo these changes.\n", plural.Count(len(te.UncoveredPaths), "path"))
 	changes := make([]api.Change, len(te.UncoveredPaths))
 	for i, p := range te.UncoveredPaths {
 		changes[i] = api.Change{Path: p}
 	}
 	writePaths(&b, changes, "")
 	return b.String()
+}
+
+// wereWas agrees the verb with a count of n.
+func wereWas(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
 }

@@ -425,7 +425,7 @@ func TestDriftContext(t *testing.T) {
 		Drift: []api.Change{{Path: "src/a.go", Kind: "modified"}, {Path: "new.txt", Kind: "added"}, {Path: "old.txt", Kind: "deleted"}},
 	}
 	got := DriftContext(rs)
-	for _, want := range []string{"3 path(s)", "  modified: \"src/a.go\"\n", "  added: \"new.txt\"\n", "  deleted: \"old.txt\"\n", "run s/turn-2", "checkpoint c9", "ckpt diff --session s --run turn-2"} {
+	for _, want := range []string{"3 paths", "  modified: \"src/a.go\"\n", "  added: \"new.txt\"\n", "  deleted: \"old.txt\"\n", "run s/turn-2", "checkpoint c9", "ckpt diff --session s --run turn-2"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("context lacks %q:\n%s", want, got)
 		}
