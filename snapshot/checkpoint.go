@@ -138,16 +138,6 @@ func (ws *Workspace) CheckpointBefore(seq uint64) (store.Checkpoint, error) {
 	return cp, err
 }
 
-// WorkspaceState is the persisted workspace state.
-func (ws *Workspace) WorkspaceState() (store.WorkspaceState, error) {
-	var s store.WorkspaceState
-	err := ws.st.View(func(r *store.Reader) (err error) {
-		s, err = r.Workspace()
-		return err
-	})
-	return s, err
-}
-
 // SetCurrent makes cp the workspace's current checkpoint.
 func (ws *Workspace) SetCurrent(cp store.Checkpoint) error {
 	ws.mu.Lock()
@@ -162,7 +152,6 @@ func (ws *Workspace) putCurrent(w *store.Writer, cp store.Checkpoint, settle *se
 		WorkspaceKey:        ws.key,
 		Root:                ws.root,
 		CurrentCheckpointID: cp.ID,
-		FingerprintPayload:  FormatFingerprint(cp.Fingerprint, cp.Files),
 		UpdatedAt:           time.Now().UTC(),
 	}
 	if settle != nil {
