@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -140,7 +141,7 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 			case "restore":
 				mixed(files, 10, tag).apply(root, tag)
 				t0 = time.Now()
-				_, err = eng.Restore(ctx, drift.RestoreRequest{ID: base.CheckpointID, Exact: true})
+				_, err = eng.Restore(ctx, api.RestoreRequest{ID: base.CheckpointID, Exact: true})
 			}
 			took += time.Since(t0)
 			if err != nil {

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
 
 // ErrInvalid marks bad input: an unknown or malformed checkpoint, a
 // checkpoint that is not the run's, a path outside the workspace. Nothing
-// was changed. The CLI exits 2 on it.
-var ErrInvalid = errors.New("invalid input")
+// was changed. It is the wire's api.ErrInvalid, so the daemon answers it
+// with 400 and the CLI exits 2 on it.
+var ErrInvalid = api.ErrInvalid
 
 func invalid(format string, args ...any) error {
 	return Invalid(fmt.Errorf(format, args...))
@@ -37,7 +39,7 @@ type Engine struct {
 	ws   *snapshot.Workspace
 	sync func(ctx context.Context) error
 	// Daemon, if set, describes the daemon for status.
-	Daemon func() Daemon
+	Daemon func() api.Daemon
 	// Rescanner, if set, is what Rescan runs: a full reconcile scan (the
 	// daemon's watcher re-walking the workspace), which also reads the
 	// files that a process has mapped for writing.
@@ -102,10 +104,10 @@ func CleanPaths(paths []string) ([]string, error) {
 	return out, nil
 }
 
-func changesOf(fcs []snapshot.FileChange) []Change {
-	out := make([]Change, 0, len(fcs))
+func changesOf(fcs []snapshot.FileChange) []api.Change {
+	out := make([]api.Change, 0, len(fcs))
 	for _, fc := range fcs {
-		out = append(out, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String()})
+		out = append(out, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String()})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
@@ -37,16 +38,16 @@ func checkName(what, id string) error {
 // RunStart begins a run: it decides the run's baseline. If the workspace
 // is as its current checkpoint left it, that checkpoint is the baseline;
 // otherwise a pre_run_drift_rebase checkpoint is cut now and becomes it.
-func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, error) {
+func (e *Engine) RunStart(ctx context.Context, session, run string) (api.RunStart, error) {
 	if err := checkRun(session, run); err != nil {
-		return RunStart{}, err
+		return api.RunStart{}, err
 	}
 	if err := e.Sync(ctx); err != nil {
-		return RunStart{}, err
+		return api.RunStart{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	res := RunStart{SessionID: session, RunID: run, Drift: []Change{}}
+	res := api.RunStart{SessionID: session, RunID: run, Drift: []api.Change{}}
 	if rec, err := e.run(session, run); err == nil {
 		if rec.EndID != "" {
 			return res, invalid("run %s/%s has ended; start a new run id", session, run)
@@ -55,7 +56,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		if rec.Drifted {
 			res.Warning = driftWarning(len(rec.Drift), rec.BaselineID)
 			for _, p := range rec.Drift {
-				res.Drift = append(res.Drift, Change{Path: QuotePath(p)})
+				res.Drift = append(res.Drift, api.Change{Path: QuotePath(p)})
 			}
 		}
 		return res, nil
@@ -93,7 +94,7 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (RunStart, e
 		res.Warning = driftWarning(len(drift), baseline.ID)
 		for _, fc := range drift {
 			rec.Drift = append(rec.Drift, fc.Path)
-			res.Drift = append(res.Drift, Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
+			res.Drift = append(res.Drift, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
 		}
 	}
 	res.PrevCheckpointID = baseline.ID
@@ -109,18 +110,18 @@ func driftWarning(n int, baseline string) string {
 
 // RunEnd ends a run: it cuts end_of_turn, which becomes the current
 // checkpoint, and reports the run's net changes.
-func (e *Engine) RunEnd(ctx context.Context, session, run string) (RunEnd, error) {
+func (e *Engine) RunEnd(ctx context.Context, session, run string) (api.RunEnd, error) {
 	if err := checkRun(session, run); err != nil {
-		return RunEnd{}, err
+		return api.RunEnd{}, err
 	}
 	if err := e.Sync(ctx); err != nil {
-		return RunEnd{}, err
+		return api.RunEnd{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	rec, warning, err := e.baseline(session, run)
 	if err != nil {
-		return RunEnd{}, err
+		return api.RunEnd{}, err
 	}
 	if rec.EndID == "" {
 		var calls []string // its windows still open: they end with it
@@ -134,22 +135,22 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (RunEnd, error
 		}
 		end, err := e.ws.CutActive(snapshot.ReasonEndOfTurn, "", store.Attr{Session: session, Run: run}, closeRun)
 		if err != nil {
-			return RunEnd{}, err
+			return api.RunEnd{}, err
 		}
 		if err := e.endWindows(session, run, calls, end.Seq); err != nil {
-			return RunEnd{}, err
+			return api.RunEnd{}, err
 		}
 		rec.EndID, rec.EndSeq = end.ID, end.Seq
 		rec.EndedAt, rec.UpdatedAt = time.Now().UTC(), time.Now().UTC()
 		if err := e.putRun(rec); err != nil {
-			return RunEnd{}, err
+			return api.RunEnd{}, err
 		}
 		if err := e.ws.SetCurrent(end); err != nil {
-			return RunEnd{}, err
+			return api.RunEnd{}, err
 		}
 	}
 	d, err := e.runDiff(rec, rec.EndID, warning, false)
-	return RunEnd{
+	return api.RunEnd{
 		SessionID: session, RunID: run, CheckpointID: d.CheckpointID, PrevCheckpointID: d.PrevCheckpointID,
 		WorkspaceDrifted: d.WorkspaceDrifted, Warning: d.Warning, Files: d.Files,
 	}, err
@@ -157,18 +158,18 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (RunEnd, error
 
 // RunDiff is what run R changed: from its baseline to req.Checkpoint, its
 // end checkpoint, or the working tree while it is open.
-func (e *Engine) RunDiff(ctx context.Context, req RunRequest) (RunDiff, error) {
+func (e *Engine) RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error) {
 	if err := checkRun(req.Session, req.Run); err != nil {
-		return RunDiff{}, err
+		return api.RunDiff{}, err
 	}
 	if req.Checkpoint != "" {
 		if _, err := e.resolve(req.Checkpoint); err != nil {
-			return RunDiff{}, err
+			return api.RunDiff{}, err
 		}
 	}
 	rec, warning, err := e.baseline(req.Session, req.Run)
 	if err != nil {
-		return RunDiff{}, err
+		return api.RunDiff{}, err
 	}
 	to := req.Checkpoint
 	if to == "" {
@@ -176,37 +177,37 @@ func (e *Engine) RunDiff(ctx context.Context, req RunRequest) (RunDiff, error) {
 	}
 	if to == "" {
 		if err := e.Sync(ctx); err != nil {
-			return RunDiff{}, err
+			return api.RunDiff{}, err
 		}
 	}
 	return e.runDiff(rec, to, warning, req.Patch)
 }
 
-func (e *Engine) runDiff(rec store.Run, to, warning string, patch bool) (RunDiff, error) {
+func (e *Engine) runDiff(rec store.Run, to, warning string, patch bool) (api.RunDiff, error) {
 	base, err := e.ws.Checkpoint(rec.BaselineID)
 	if err != nil {
-		return RunDiff{}, err
+		return api.RunDiff{}, err
 	}
 	toSeq := e.ws.Head()
 	if to != "" {
 		cp, err := e.resolve(to)
 		if err != nil {
-			return RunDiff{}, err
+			return api.RunDiff{}, err
 		}
 		if !belongs(cp, rec) {
-			return RunDiff{}, invalid("checkpoint %s does not belong to run %s/%s", to, rec.Session, rec.Run)
+			return api.RunDiff{}, invalid("checkpoint %s does not belong to run %s/%s", to, rec.Session, rec.Run)
 		}
 		if cp.Seq < base.Seq {
-			return RunDiff{}, invalid("checkpoint %s is older than run %s/%s's baseline", to, rec.Session, rec.Run)
+			return api.RunDiff{}, invalid("checkpoint %s is older than run %s/%s's baseline", to, rec.Session, rec.Run)
 		}
 		toSeq = cp.Seq
 	}
 	sh := newSharing(runOpening(rec))
 	fcs, err := e.ws.Diff(base.Seq, toSeq, nil, sh.note)
 	if err != nil {
-		return RunDiff{}, err
+		return api.RunDiff{}, err
 	}
-	d := RunDiff{CheckpointID: to, PrevCheckpointID: base.ID, WorkspaceDrifted: rec.Drifted, Files: changesOf(fcs)}
+	d := api.RunDiff{CheckpointID: to, PrevCheckpointID: base.ID, WorkspaceDrifted: rec.Drifted, Files: changesOf(fcs)}
 	sh.mark(d.Files)
 	d.Warning = warning
 	if warning == "" && rec.Drifted {

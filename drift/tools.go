@@ -5,11 +5,12 @@ import (
 	"errors"
 	"time"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
 
-func checkTool(req ToolRequest) error {
+func checkTool(req api.ToolRequest) error {
 	if err := checkRun(req.Session, req.Run); err != nil {
 		return err
 	}
@@ -22,12 +23,12 @@ func checkTool(req ToolRequest) error {
 // ToolStart opens a tool window: it cuts pre_write and, in the same
 // commit, opens the call: what is captured from now on is attributed to it
 // (and to whatever else is open).
-func (e *Engine) ToolStart(ctx context.Context, req ToolRequest) (Checkpoint, error) {
+func (e *Engine) ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error) {
 	if err := checkTool(req); err != nil {
-		return Checkpoint{}, err
+		return api.Checkpoint{}, err
 	}
 	if err := e.Sync(ctx); err != nil {
-		return Checkpoint{}, err
+		return api.Checkpoint{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -35,13 +36,13 @@ func (e *Engine) ToolStart(ctx context.Context, req ToolRequest) (Checkpoint, er
 		cp, err := e.ws.Checkpoint(tw.CheckpointID)
 		return checkpointOf(cp), err
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return Checkpoint{}, err
+		return api.Checkpoint{}, err
 	}
 	attr := store.Attr{Session: req.Session, Run: req.Run, Call: req.Call}
 	open := func(a store.Active) store.Active { return withCall(a, req) }
 	cp, err := e.ws.CutActive(snapshot.ReasonPreWrite, req.Command, attr, open)
 	if err != nil {
-		return Checkpoint{}, err
+		return api.Checkpoint{}, err
 	}
 	tw := store.ToolWindow{
 		Session: req.Session, Run: req.Run, Call: req.Call, Command: req.Command,
@@ -55,37 +56,37 @@ func (e *Engine) ToolStart(ctx context.Context, req ToolRequest) (Checkpoint, er
 // journal between its pre_write and its end: the paths changed while it was
 // open, net (a file created and deleted in the window is no change), each
 // marked with the other runs and windows open at the time.
-func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) {
+func (e *Engine) ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error) {
 	if err := checkTool(req); err != nil {
-		return ToolEnd{}, err
+		return api.ToolEnd{}, err
 	}
 	if err := e.Sync(ctx); err != nil {
-		return ToolEnd{}, err
+		return api.ToolEnd{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	tw, err := e.window(req)
 	if errors.Is(err, store.ErrNotFound) {
-		return ToolEnd{}, invalid("no tool window %s for run %s/%s (call tool start first)", req.Call, req.Session, req.Run)
+		return api.ToolEnd{}, invalid("no tool window %s for run %s/%s (call tool start first)", req.Call, req.Session, req.Run)
 	}
 	if err != nil {
-		return ToolEnd{}, err
+		return api.ToolEnd{}, err
 	}
 	if tw.EndSeq == 0 {
 		end, err := e.ws.UpdateActive(func(a store.Active) store.Active { return withoutCall(a, req) })
 		if err != nil {
-			return ToolEnd{}, err
+			return api.ToolEnd{}, err
 		}
 		tw.EndSeq, tw.EndedAt = end, time.Now().UTC()
 		if err := e.ws.Store().Write(func(w *store.Writer) error { return w.PutToolWindow(tw) }); err != nil {
-			return ToolEnd{}, err
+			return api.ToolEnd{}, err
 		}
 	}
 	fcs, sh, err := e.windowDiff(tw)
 	if err != nil {
-		return ToolEnd{}, err
+		return api.ToolEnd{}, err
 	}
-	res := ToolEnd{
+	res := api.ToolEnd{
 		ToolCallID: req.Call, Command: tw.Command, CheckpointID: tw.CheckpointID,
 		Changes: changesOf(fcs), PreemptivelyCapturedPaths: []string{}, UncoveredPaths: []string{},
 	}
@@ -104,7 +105,7 @@ func (e *Engine) ToolEnd(ctx context.Context, req ToolRequest) (ToolEnd, error) 
 	return res, nil
 }
 
-func (e *Engine) window(req ToolRequest) (store.ToolWindow, error) {
+func (e *Engine) window(req api.ToolRequest) (store.ToolWindow, error) {
 	var tw store.ToolWindow
 	err := e.ws.Store().View(func(r *store.Reader) (err error) {
 		tw, err = r.ToolWindow(req.Session, req.Run, req.Call)

@@ -13,10 +13,9 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // ErrNoDaemon means there is no socket to talk to.
@@ -64,21 +63,21 @@ func (c *Client) Close() error {
 }
 
 // Health is GET /v1/health.
-func (c *Client) Health(ctx context.Context) (Health, error) {
-	var h Health
+func (c *Client) Health(ctx context.Context) (api.Health, error) {
+	var h api.Health
 	return h, c.do(ctx, http.MethodGet, "/v1/health", nil, nil, &h)
 }
 
 // AddWorkspaces asks the daemon to serve these workspaces (absolute paths),
 // importing them the first time; it returns once they are served.
-func (c *Client) AddWorkspaces(ctx context.Context, roots []string) (AddWorkspacesResult, error) {
-	var res AddWorkspacesResult
-	return res, c.do(ctx, http.MethodPost, "/v1/workspaces", nil, AddWorkspacesRequest{Workspaces: roots}, &res)
+func (c *Client) AddWorkspaces(ctx context.Context, roots []string) (api.AddWorkspacesResult, error) {
+	var res api.AddWorkspacesResult
+	return res, c.do(ctx, http.MethodPost, "/v1/workspaces", nil, api.AddWorkspacesRequest{Workspaces: roots}, &res)
 }
 
 // do makes one call: the body (if any) as JSON, the answer into out. An
 // error answer becomes an error with the daemon's message; a 400 is
-// drift.ErrInvalid.
+// api.ErrInvalid.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
 	var body io.Reader
 	if in != nil {
@@ -120,7 +119,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // answerError turns an error answer into an error.
 func answerError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	var eb errorBody
+	var eb api.ErrorBody
 	msg := strings.TrimSpace(string(b))
 	if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
 		msg = eb.Error
@@ -128,22 +127,8 @@ func answerError(resp *http.Response) error {
 	if msg == "" {
 		msg = resp.Status
 	}
-	err := errors.New(msg)
-	switch resp.StatusCode {
-	case http.StatusBadRequest:
-		return drift.Invalid(err)
-	case http.StatusInsufficientStorage:
-		return fullAnswer{err}
-	}
-	return err
+	return api.ErrorOf(resp.StatusCode, msg)
 }
-
-// fullAnswer is the daemon saying its state directory is full: it matches
-// syscall.ENOSPC (store.IsFull) like the daemon's own error.
-type fullAnswer struct{ err error }
-
-func (e fullAnswer) Error() string   { return e.err.Error() }
-func (e fullAnswer) Unwrap() []error { return []error{e.err, syscall.ENOSPC} }
 
 // unwrapURLError drops net/http's "Get "http://ckptd/...":" prefix.
 func unwrapURLError(err error) error {

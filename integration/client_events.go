@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/ckptdev/ckpt/integration/api"
 	"net/http"
 	"net/url"
 	"strings"
@@ -39,12 +40,12 @@ func (c *Client) Events(ctx context.Context, root string) (*EventStream, error) 
 
 // Next waits for the next event. It fails when the stream ends (the daemon
 // shut down, the workspace is no longer served, ctx ended).
-func (s *EventStream) Next() (Event, error) {
+func (s *EventStream) Next() (api.Event, error) {
 	var data strings.Builder
 	for {
 		line, err := s.r.ReadString('\n')
 		if err != nil {
-			return Event{}, err
+			return api.Event{}, err
 		}
 		line = strings.TrimRight(line, "\r\n")
 		switch {
@@ -52,9 +53,9 @@ func (s *EventStream) Next() (Event, error) {
 			if data.Len() == 0 {
 				continue // the end of a comment or of an event without data
 			}
-			var ev Event
+			var ev api.Event
 			if err := json.Unmarshal([]byte(data.String()), &ev); err != nil {
-				return Event{}, fmt.Errorf("malformed event: %w", err)
+				return api.Event{}, fmt.Errorf("malformed event: %w", err)
 			}
 			return ev, nil
 		case strings.HasPrefix(line, "data:"):

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // WorkspaceClient is the daemon's API for one workspace. Its methods have
@@ -40,13 +40,13 @@ func call[T any](ctx context.Context, w *WorkspaceClient, method, path string, q
 }
 
 // Status is GET /v1/status.
-func (w *WorkspaceClient) Status(ctx context.Context) (drift.Status, error) {
-	return call[drift.Status](ctx, w, http.MethodGet, "/v1/status", w.query(), nil)
+func (w *WorkspaceClient) Status(ctx context.Context) (api.Status, error) {
+	return call[api.Status](ctx, w, http.MethodGet, "/v1/status", w.query(), nil)
 }
 
 // Checkpoint is POST /v1/checkpoint.
-func (w *WorkspaceClient) Checkpoint(ctx context.Context, message string) (drift.Checkpoint, error) {
-	return call[drift.Checkpoint](ctx, w, http.MethodPost, "/v1/checkpoint", w.query(), checkpointBody{Message: message})
+func (w *WorkspaceClient) Checkpoint(ctx context.Context, message string) (api.Checkpoint, error) {
+	return call[api.Checkpoint](ctx, w, http.MethodPost, "/v1/checkpoint", w.query(), api.CheckpointBody{Message: message})
 }
 
 // Rescan is POST /v1/rescan: the daemon re-walks the workspace before it
@@ -57,51 +57,51 @@ func (w *WorkspaceClient) Rescan(ctx context.Context) error {
 }
 
 // Log is GET /v1/log.
-func (w *WorkspaceClient) Log(ctx context.Context, n int) (drift.Log, error) {
-	return call[drift.Log](ctx, w, http.MethodGet, "/v1/log", w.query("n", strconv.Itoa(n)), nil)
+func (w *WorkspaceClient) Log(ctx context.Context, n int) (api.Log, error) {
+	return call[api.Log](ctx, w, http.MethodGet, "/v1/log", w.query("n", strconv.Itoa(n)), nil)
 }
 
 // Show is GET /v1/show.
-func (w *WorkspaceClient) Show(ctx context.Context, id string) (drift.Show, error) {
-	return call[drift.Show](ctx, w, http.MethodGet, "/v1/show", w.query("id", id), nil)
+func (w *WorkspaceClient) Show(ctx context.Context, id string) (api.Show, error) {
+	return call[api.Show](ctx, w, http.MethodGet, "/v1/show", w.query("id", id), nil)
 }
 
 // Diff is POST /v1/diff.
-func (w *WorkspaceClient) Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error) {
-	return call[drift.DiffResult](ctx, w, http.MethodPost, "/v1/diff", w.query(), req)
+func (w *WorkspaceClient) Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error) {
+	return call[api.DiffResult](ctx, w, http.MethodPost, "/v1/diff", w.query(), req)
 }
 
 // RunDiff is POST /v1/run/diff.
-func (w *WorkspaceClient) RunDiff(ctx context.Context, req drift.RunRequest) (drift.RunDiff, error) {
-	return call[drift.RunDiff](ctx, w, http.MethodPost, "/v1/run/diff", w.query(), req)
+func (w *WorkspaceClient) RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error) {
+	return call[api.RunDiff](ctx, w, http.MethodPost, "/v1/run/diff", w.query(), req)
 }
 
 // RunStart is POST /v1/run/start.
-func (w *WorkspaceClient) RunStart(ctx context.Context, session, run string) (drift.RunStart, error) {
-	return call[drift.RunStart](ctx, w, http.MethodPost, "/v1/run/start", w.query(), runBody{Session: session, Run: run})
+func (w *WorkspaceClient) RunStart(ctx context.Context, session, run string) (api.RunStart, error) {
+	return call[api.RunStart](ctx, w, http.MethodPost, "/v1/run/start", w.query(), api.RunBody{Session: session, Run: run})
 }
 
 // RunEnd is POST /v1/run/end.
-func (w *WorkspaceClient) RunEnd(ctx context.Context, session, run string) (drift.RunEnd, error) {
-	return call[drift.RunEnd](ctx, w, http.MethodPost, "/v1/run/end", w.query(), runBody{Session: session, Run: run})
+func (w *WorkspaceClient) RunEnd(ctx context.Context, session, run string) (api.RunEnd, error) {
+	return call[api.RunEnd](ctx, w, http.MethodPost, "/v1/run/end", w.query(), api.RunBody{Session: session, Run: run})
 }
 
 // ToolStart is POST /v1/tool/start.
-func (w *WorkspaceClient) ToolStart(ctx context.Context, req drift.ToolRequest) (drift.Checkpoint, error) {
-	return call[drift.Checkpoint](ctx, w, http.MethodPost, "/v1/tool/start", w.query(), req)
+func (w *WorkspaceClient) ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error) {
+	return call[api.Checkpoint](ctx, w, http.MethodPost, "/v1/tool/start", w.query(), req)
 }
 
 // ToolEnd is POST /v1/tool/end.
-func (w *WorkspaceClient) ToolEnd(ctx context.Context, req drift.ToolRequest) (drift.ToolEnd, error) {
-	return call[drift.ToolEnd](ctx, w, http.MethodPost, "/v1/tool/end", w.query(), req)
+func (w *WorkspaceClient) ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error) {
+	return call[api.ToolEnd](ctx, w, http.MethodPost, "/v1/tool/end", w.query(), req)
 }
 
 // Restore is POST /v1/restore.
-func (w *WorkspaceClient) Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error) {
-	return call[drift.RestoreResult](ctx, w, http.MethodPost, "/v1/restore", w.query(), req)
+func (w *WorkspaceClient) Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
+	return call[api.RestoreResult](ctx, w, http.MethodPost, "/v1/restore", w.query(), req)
 }
 
 // Undo is POST /v1/undo.
-func (w *WorkspaceClient) Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error) {
-	return call[drift.RestoreResult](ctx, w, http.MethodPost, "/v1/undo", w.query(), req)
+func (w *WorkspaceClient) Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
+	return call[api.RestoreResult](ctx, w, http.MethodPost, "/v1/undo", w.query(), req)
 }

@@ -13,14 +13,14 @@
 //	POST /v1/checkpoint              Checkpoint        {"message"}
 //	GET  /v1/log?n=N                 Log
 //	GET  /v1/show?id=ID              Show
-//	POST /v1/diff                    Diff              drift.DiffRequest
-//	POST /v1/run/diff                RunDiff           drift.RunRequest
+//	POST /v1/diff                    Diff              api.DiffRequest
+//	POST /v1/run/diff                RunDiff           api.RunRequest
 //	POST /v1/run/start               RunStart          {"session_id", "run_id"}
 //	POST /v1/run/end                 RunEnd            {"session_id", "run_id"}
-//	POST /v1/tool/start              ToolStart         drift.ToolRequest
-//	POST /v1/tool/end                ToolEnd           drift.ToolRequest
-//	POST /v1/restore                 Restore           drift.RestoreRequest
-//	POST /v1/undo                    Undo              drift.RestoreRequest
+//	POST /v1/tool/start              ToolStart         api.ToolRequest
+//	POST /v1/tool/end                ToolEnd           api.ToolRequest
+//	POST /v1/restore                 Restore           api.RestoreRequest
+//	POST /v1/undo                    Undo              api.RestoreRequest
 //
 // and the daemon's own:
 //
@@ -28,7 +28,7 @@
 //	POST /v1/workspaces              add workspaces    {"workspaces": [ROOT...]}
 //	GET  /v1/events?workspace=ROOT   server-sent events: change, checkpoint, restore, lost
 //
-// Errors are {"error": "..."}: 400 for bad input (drift.ErrInvalid; the
+// Errors are {"error": "..."}: 400 for bad input (api.ErrInvalid; the
 // CLI exits 2), 404 for a workspace the daemon does not serve or an unknown
 // route, 405 for a wrong method, 500 for anything else. Every answer carries
 // a Ckpt-Version header. Calls that change state are not cancelled when the

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // TestErrorAnswers checks each status an error maps to, the JSON error
@@ -50,8 +51,8 @@ func TestErrorAnswers(t *testing.T) {
 			if resp.StatusCode != tt.code {
 				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tt.code, body)
 			}
-			if v := resp.Header.Get(VersionHeader); v != Version {
-				t.Errorf("%s header %q, want %q", VersionHeader, v, Version)
+			if v := resp.Header.Get(api.VersionHeader); v != api.Version {
+				t.Errorf("%s header %q, want %q", api.VersionHeader, v, api.Version)
 			}
 			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 				t.Errorf("Content-Type %q", ct)
@@ -59,7 +60,7 @@ func TestErrorAnswers(t *testing.T) {
 			if tt.code == 200 {
 				return
 			}
-			var eb errorBody
+			var eb api.ErrorBody
 			if err := json.Unmarshal([]byte(body), &eb); err != nil || !strings.Contains(eb.Error, tt.msg) {
 				t.Fatalf("body %s: want {\"error\": ...%s...} (%v)", body, tt.msg, err)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -33,7 +34,7 @@ type hub struct {
 
 // subscriber is one event stream.
 type subscriber struct {
-	ch   chan Event
+	ch   chan api.Event
 	lost atomic.Int64  // events dropped since the last "lost" event
 	wake chan struct{} // signalled when an event is dropped
 }
@@ -48,7 +49,7 @@ func (h *hub) active() bool { return h.n.Load() > 0 }
 func (h *hub) count() int { return int(h.n.Load()) }
 
 func (h *hub) subscribe() *subscriber {
-	sub := &subscriber{ch: make(chan Event, subscriberBuffer), wake: make(chan struct{}, 1)}
+	sub := &subscriber{ch: make(chan api.Event, subscriberBuffer), wake: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.subs[sub] = struct{}{}
@@ -65,7 +66,7 @@ func (h *hub) unsubscribe(sub *subscriber) {
 
 // publish hands ev to every subscriber that has room, and counts it as
 // lost for the others. It never blocks.
-func (h *hub) publish(ev Event) {
+func (h *hub) publish(ev api.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.subs {
@@ -140,7 +141,7 @@ func streamEvents(w io.Writer, flush func() error, root string, sub *subscriber,
 		}
 		if len(sub.ch) == 0 {
 			if n := sub.lost.Swap(0); n > 0 {
-				writeEvent(w, Event{Type: EventLost, Workspace: root, Time: time.Now().UTC(), Lost: n})
+				writeEvent(w, api.Event{Type: api.EventLost, Workspace: root, Time: time.Now().UTC(), Lost: n})
 			}
 		}
 		if flush() != nil {
@@ -150,7 +151,7 @@ func streamEvents(w io.Writer, flush func() error, root string, sub *subscriber,
 }
 
 // writeEvent writes one server-sent event: its type and its JSON.
-func writeEvent(w io.Writer, ev Event) {
+func writeEvent(w io.Writer, ev api.Event) {
 	data, err := json.Marshal(ev)
 	if err != nil {
 		return
@@ -160,13 +161,13 @@ func writeEvent(w io.Writer, ev Event) {
 
 // eventOf turns a workspace's event into the stream's (checkpoints and
 // restores shown as drift shows them).
-func eventOf(root string, ev snapshot.Event) Event {
-	out := Event{Type: ev.Type, Workspace: root, Time: time.Now().UTC()}
+func eventOf(root string, ev snapshot.Event) api.Event {
+	out := api.Event{Type: ev.Type, Workspace: root, Time: time.Now().UTC()}
 	switch {
 	case ev.Change != nil:
 		c := ev.Change
 		out.Time = time.Unix(0, c.Time).UTC()
-		ce := &ChangeEvent{
+		ce := &api.ChangeEvent{
 			Seq: c.Seq, Path: drift.QuotePath(c.Path), Kind: c.Kind.String(), By: "person",
 			SessionID: c.Attr.Session, RunID: c.Attr.Run, ToolCallID: c.Attr.Call,
 			SharedWith: drift.SharedWith(c.Attr),
@@ -180,7 +181,7 @@ func eventOf(root string, ev snapshot.Event) Event {
 		out.Change = ce
 	case ev.Checkpoint != nil:
 		cp := ev.Checkpoint
-		out.Checkpoint = &drift.Checkpoint{
+		out.Checkpoint = &api.Checkpoint{
 			CheckpointID: cp.ID, Reason: cp.Reason, CreatedAt: cp.CreatedAt,
 			SessionID: cp.Session, RunID: cp.Run, ToolCallID: cp.Call, Message: cp.Message,
 			Fingerprint: snapshot.FormatFingerprint(cp.Fingerprint, cp.Files), Files: cp.Files,
@@ -193,7 +194,7 @@ func eventOf(root string, ev snapshot.Event) Event {
 }
 
 // restoreOf is a restore as the API shows it (as drift does).
-func restoreOf(r snapshot.RestoreResult) *drift.RestoreResult {
+func restoreOf(r snapshot.RestoreResult) *api.RestoreResult {
 	out := drift.RestoreResultOf(r)
 	return &out
 }

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // nextEvent reads events until one satisfies match.
-func nextEvent(t *testing.T, es *EventStream, what string, match func(Event) bool) Event {
+func nextEvent(t *testing.T, es *EventStream, what string, match func(api.Event) bool) api.Event {
 	t.Helper()
 	for {
 		ev, err := es.Next()
@@ -46,7 +46,7 @@ func TestEventsStream(t *testing.T) {
 	if _, err := w.Status(ctx); err != nil { // the scan captures new.txt
 		t.Fatal(err)
 	}
-	ev := nextEvent(t, es, "the change", func(ev Event) bool { return ev.Type == EventChange })
+	ev := nextEvent(t, es, "the change", func(ev api.Event) bool { return ev.Type == api.EventChange })
 	if c := ev.Change; c == nil || c.Path != "new.txt" || c.Kind != "added" || c.By != "person" || ev.Workspace != root {
 		t.Fatalf("change event %+v (%+v)", ev, ev.Change)
 	}
@@ -54,19 +54,19 @@ func TestEventsStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev = nextEvent(t, es, "the checkpoint", func(ev Event) bool { return ev.Type == EventCheckpoint })
+	ev = nextEvent(t, es, "the checkpoint", func(ev api.Event) bool { return ev.Type == api.EventCheckpoint })
 	if ev.Checkpoint == nil || ev.Checkpoint.CheckpointID != cp.CheckpointID || ev.Checkpoint.Message != "m" {
 		t.Fatalf("checkpoint event %+v", ev.Checkpoint)
 	}
 
-	if _, err := w.Restore(ctx, drift.RestoreRequest{ID: initial, Exact: true}); err != nil {
+	if _, err := w.Restore(ctx, api.RestoreRequest{ID: initial, Exact: true}); err != nil {
 		t.Fatal(err)
 	}
-	ev = nextEvent(t, es, "the restore's change", func(ev Event) bool { return ev.Type == EventChange })
+	ev = nextEvent(t, es, "the restore's change", func(ev api.Event) bool { return ev.Type == api.EventChange })
 	if c := ev.Change; c.Path != "new.txt" || c.Kind != "deleted" || c.By != "restore" {
 		t.Fatalf("restore's change event %+v", c)
 	}
-	ev = nextEvent(t, es, "the restore", func(ev Event) bool { return ev.Type == EventRestore })
+	ev = nextEvent(t, es, "the restore", func(ev api.Event) bool { return ev.Type == api.EventRestore })
 	if r := ev.Restore; r == nil || r.CheckpointID != initial || len(r.Restored) != 1 || r.Restored[0].Path != "new.txt" {
 		t.Fatalf("restore event %+v", ev.Restore)
 	}
@@ -140,7 +140,7 @@ func TestEventsLostForSlowSubscriber(t *testing.T) {
 	go func() {
 		defer close(published)
 		for i := range n {
-			h.publish(Event{Type: EventChange, Change: &ChangeEvent{Seq: uint64(i + 1)}})
+			h.publish(api.Event{Type: api.EventChange, Change: &api.ChangeEvent{Seq: uint64(i + 1)}})
 		}
 	}()
 	select {
@@ -182,11 +182,11 @@ func TestEventStreamParsing(t *testing.T) {
 	text := ": hello\n\nevent: change\ndata: {\"type\":\"change\",\"workspace\":\"/w\",\"change\":{\"seq\":1,\"path\":\"a\",\"kind\":\"added\",\"by\":\"person\"}}\n\n: keep-alive\n\nevent: lost\ndata: {\"type\":\"lost\",\"lost\":3}\n\n"
 	es := &EventStream{r: bufioReader(text)}
 	ev, err := es.Next()
-	if err != nil || ev.Type != EventChange || ev.Change.Path != "a" {
+	if err != nil || ev.Type != api.EventChange || ev.Change.Path != "a" {
 		t.Fatalf("first event %+v, %v", ev, err)
 	}
 	ev, err = es.Next()
-	if err != nil || ev.Type != EventLost || ev.Lost != 3 {
+	if err != nil || ev.Type != api.EventLost || ev.Lost != 3 {
 		t.Fatalf("second event %+v, %v", ev, err)
 	}
 	if _, err := es.Next(); err == nil {

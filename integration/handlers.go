@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -23,19 +24,14 @@ type httpError struct {
 func (e httpError) Error() string { return e.err.Error() }
 func (e httpError) Unwrap() error { return e.err }
 
-// statusOf maps an error to its status: 400 for bad input, the code of an
-// httpError, else 500.
+// statusOf maps an error to its status: the code of an httpError, else
+// the wire's (api.StatusOf).
 func statusOf(err error) int {
 	var he httpError
-	switch {
-	case errors.As(err, &he):
+	if errors.As(err, &he) {
 		return he.code
-	case errors.Is(err, drift.ErrInvalid):
-		return http.StatusBadRequest
-	case store.IsFull(err):
-		return http.StatusInsufficientStorage
 	}
-	return http.StatusInternalServerError
+	return api.StatusOf(err)
 }
 
 // Handler is the socket API, with the version header on every answer.
@@ -53,7 +49,7 @@ func (s *Server) Handler() http.Handler {
 		s.fail(w, r, httpError{http.StatusNotFound, fmt.Errorf("no route %s %s", r.Method, r.URL.Path)})
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(VersionHeader, Version)
+		w.Header().Set(api.VersionHeader, api.Version)
 		if s.opts.Debugf == nil {
 			mux.ServeHTTP(w, r)
 			return
@@ -92,7 +88,7 @@ func (s *Server) only(method string, h http.HandlerFunc) http.HandlerFunc {
 }
 
 func (s *Server) handleAddWorkspaces(w http.ResponseWriter, r *http.Request) {
-	var req AddWorkspacesRequest
+	var req api.AddWorkspacesRequest
 	if err := decode(r, &req); err != nil {
 		s.fail(w, r, err)
 		return
@@ -150,7 +146,7 @@ var engineRoutes = map[string]engineRoute{
 		return answer(e.Status(ctx))
 	}},
 	"/v1/checkpoint": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		b, err := body[checkpointBody](r)
+		b, err := body[api.CheckpointBody](r)
 		if err != nil {
 			return nil, err
 		}
@@ -173,56 +169,56 @@ var engineRoutes = map[string]engineRoute{
 		return answer(e.Show(ctx, r.URL.Query().Get("id")))
 	}},
 	"/v1/diff": {http.MethodPost, false, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		req, err := body[drift.DiffRequest](r)
+		req, err := body[api.DiffRequest](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.Diff(ctx, req))
 	}},
 	"/v1/run/diff": {http.MethodPost, false, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		req, err := body[drift.RunRequest](r)
+		req, err := body[api.RunRequest](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.RunDiff(ctx, req))
 	}},
 	"/v1/run/start": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		b, err := body[runBody](r)
+		b, err := body[api.RunBody](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.RunStart(ctx, b.Session, b.Run))
 	}},
 	"/v1/run/end": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		b, err := body[runBody](r)
+		b, err := body[api.RunBody](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.RunEnd(ctx, b.Session, b.Run))
 	}},
 	"/v1/tool/start": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		req, err := body[drift.ToolRequest](r)
+		req, err := body[api.ToolRequest](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.ToolStart(ctx, req))
 	}},
 	"/v1/tool/end": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		req, err := body[drift.ToolRequest](r)
+		req, err := body[api.ToolRequest](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.ToolEnd(ctx, req))
 	}},
 	"/v1/restore": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		req, err := body[drift.RestoreRequest](r)
+		req, err := body[api.RestoreRequest](r)
 		if err != nil {
 			return nil, err
 		}
 		return answer(e.Restore(ctx, req))
 	}},
 	"/v1/undo": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
-		req, err := body[drift.RestoreRequest](r)
+		req, err := body[api.RestoreRequest](r)
 		if err != nil {
 			return nil, err
 		}
@@ -256,8 +252,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.opts.Logf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err)
 	}
 	msg := err.Error()
-	if code == http.StatusInsufficientStorage {
+	if code == api.StatusFull {
 		msg = store.FullMessage(err) // the one line, not the layers above it
 	}
-	writeJSON(w, code, errorBody{Error: msg})
+	writeJSON(w, code, api.ErrorBody{Error: msg})
 }

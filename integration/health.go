@@ -5,15 +5,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // Health describes the daemon and its workspaces; it never waits for one.
-func (s *Server) Health() Health {
-	h := Health{
-		Version: Version, PID: s.pid, StartedAt: s.started,
+func (s *Server) Health() api.Health {
+	h := api.Health{
+		Version: api.Version, PID: s.pid, StartedAt: s.started,
 		UptimeSeconds: int64(time.Since(s.started).Seconds()),
-		Workspaces:    []WorkspaceHealth{},
+		Workspaces:    []api.WorkspaceHealth{},
 	}
 	s.mu.Lock()
 	spaces := make([]*space, 0, len(s.spaces))
@@ -23,9 +23,9 @@ func (s *Server) Health() Health {
 	s.mu.Unlock()
 	slices.SortFunc(spaces, func(a, b *space) int { return strings.Compare(a.root, b.root) })
 	for _, sp := range spaces {
-		wh := WorkspaceHealth{Root: sp.root, State: StateOpening, Subscribers: sp.hub.count()}
+		wh := api.WorkspaceHealth{Root: sp.root, State: api.StateOpening, Subscribers: sp.hub.count()}
 		if sp.isReady() {
-			wh.State = StateReady
+			wh.State = api.StateReady
 			if sp.served.Stats != nil {
 				st := sp.served.Stats()
 				wh.Watcher = &st
@@ -36,10 +36,10 @@ func (s *Server) Health() Health {
 	return h
 }
 
-// daemonInfo is drift.Daemon for a served workspace's status.
-func (s *Server) daemonInfo(served Served) drift.Daemon {
-	d := drift.Daemon{
-		Running: true, PID: s.pid, Version: Version, Workspaces: s.Roots(),
+// daemonInfo is api.Daemon for a served workspace's status.
+func (s *Server) daemonInfo(served Served) api.Daemon {
+	d := api.Daemon{
+		Running: true, PID: s.pid, Version: api.Version, Workspaces: s.Roots(),
 		StartedAt: s.started, UptimeSeconds: int64(time.Since(s.started).Seconds()),
 		StoreBytes: served.Engine.Workspace().Store().Size(),
 	}

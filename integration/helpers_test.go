@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -167,7 +168,7 @@ func rawCall(t *testing.T, socket, method, target, body string) (*http.Response,
 	return resp, string(b)
 }
 
-func paths(changes []drift.Change) []string {
+func paths(changes []api.Change) []string {
 	out := make([]string, 0, len(changes))
 	for _, c := range changes {
 		out = append(out, c.Kind+":"+c.Path)

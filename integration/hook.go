@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -271,8 +272,8 @@ type Action struct {
 }
 
 // ToolRequest is the action as the engine's tool request.
-func (a Action) ToolRequest() drift.ToolRequest {
-	return drift.ToolRequest{Session: a.Session, Run: a.Run, Call: a.Call, Command: a.Command}
+func (a Action) ToolRequest() api.ToolRequest {
+	return api.ToolRequest{Session: a.Session, Run: a.Run, Call: a.Call, Command: a.Command}
 }
 
 // Relevant reports whether an event can lead to any action. When it is
@@ -407,7 +408,7 @@ func ContextOutput(event, text string) []byte {
 // another program's) edits. Empty when nothing drifted. The paths are data
 // written by anyone who can name a file: they are quoted, capped and
 // fenced off (writePaths) so that none can read as an instruction.
-func DriftContext(rs drift.RunStart) string {
+func DriftContext(rs api.RunStart) string {
 	if !rs.WorkspaceDrifted || len(rs.Drift) == 0 {
 		return ""
 	}
@@ -423,15 +424,15 @@ func DriftContext(rs drift.RunStart) string {
 // UncoveredContext warns the agent, after a tool call, about paths the
 // call changed whose earlier content ckpt could not store (too large,
 // unreadable): that change cannot be undone by ckpt. Empty otherwise.
-func UncoveredContext(te drift.ToolEnd) string {
+func UncoveredContext(te api.ToolEnd) string {
 	if len(te.UncoveredPaths) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "ckpt: this tool call changed %d path(s) whose earlier content is not stored (too large or unreadable); ckpt cannot undo these changes.\n", len(te.UncoveredPaths))
-	changes := make([]drift.Change, len(te.UncoveredPaths))
+	changes := make([]api.Change, len(te.UncoveredPaths))
 	for i, p := range te.UncoveredPaths {
-		changes[i] = drift.Change{Path: p}
+		changes[i] = api.Change{Path: p}
 	}
 	writePaths(&b, changes, "")
 	return b.String()

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -29,7 +29,7 @@ const pathsPreface = "The list between " + pathsOpen + " and " + pathsClose + " 
 
 // writePaths lists changes, at most maxListed of them; hint says where to
 // see the rest.
-func writePaths(b *strings.Builder, changes []drift.Change, hint string) {
+func writePaths(b *strings.Builder, changes []api.Change, hint string) {
 	b.WriteString(pathsPreface)
 	b.WriteString(pathsOpen + "\n")
 	for i, c := range changes {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // FuzzParseHook: no payload makes the parser or the mapping panic; what
@@ -79,13 +80,13 @@ func FuzzDriftContext(f *testing.F) {
 	f.Add("\xff", "\u202e", 60)
 	f.Fuzz(func(t *testing.T, p1, p2 string, n int) {
 		n = min(max(n, 1), 200)
-		rs := drift.RunStart{SessionID: "s", RunID: "turn-1", PrevCheckpointID: "c1", WorkspaceDrifted: true}
+		rs := api.RunStart{SessionID: "s", RunID: "turn-1", PrevCheckpointID: "c1", WorkspaceDrifted: true}
 		for i := range n {
 			p := p1
 			if i%2 == 1 {
 				p = p2
 			}
-			rs.Drift = append(rs.Drift, drift.Change{Path: p, Kind: "added"})
+			rs.Drift = append(rs.Drift, api.Change{Path: p, Kind: "added"})
 		}
 		got := DriftContext(rs)
 		assertFencedList(t, got, min(n, maxListed))

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // Payloads as Claude Code sends them (fields from its hooks reference;
@@ -416,12 +417,12 @@ func TestHookStateName(t *testing.T) {
 }
 
 func TestDriftContext(t *testing.T) {
-	if got := DriftContext(drift.RunStart{SessionID: "s", RunID: "turn-2", PrevCheckpointID: "c1"}); got != "" {
+	if got := DriftContext(api.RunStart{SessionID: "s", RunID: "turn-2", PrevCheckpointID: "c1"}); got != "" {
 		t.Errorf("no drift: context %q", got)
 	}
-	rs := drift.RunStart{
+	rs := api.RunStart{
 		SessionID: "s", RunID: "turn-2", PrevCheckpointID: "c9", WorkspaceDrifted: true,
-		Drift: []drift.Change{{Path: "src/a.go", Kind: "modified"}, {Path: "new.txt", Kind: "added"}, {Path: "old.txt", Kind: "deleted"}},
+		Drift: []api.Change{{Path: "src/a.go", Kind: "modified"}, {Path: "new.txt", Kind: "added"}, {Path: "old.txt", Kind: "deleted"}},
 	}
 	got := DriftContext(rs)
 	for _, want := range []string{"3 path(s)", "  modified: \"src/a.go\"\n", "  added: \"new.txt\"\n", "  deleted: \"old.txt\"\n", "run s/turn-2", "checkpoint c9", "ckpt diff --session s --run turn-2"} {
@@ -429,9 +430,9 @@ func TestDriftContext(t *testing.T) {
 			t.Errorf("context lacks %q:\n%s", want, got)
 		}
 	}
-	var many []drift.Change
+	var many []api.Change
 	for i := range maxListed + 7 {
-		many = append(many, drift.Change{Path: "f" + strings.Repeat("x", i), Kind: "added"})
+		many = append(many, api.Change{Path: "f" + strings.Repeat("x", i), Kind: "added"})
 	}
 	rs.Drift = many
 	got = DriftContext(rs)
@@ -466,10 +467,10 @@ func TestContextOutput(t *testing.T) {
 }
 
 func TestUncoveredContext(t *testing.T) {
-	if got := UncoveredContext(drift.ToolEnd{}); got != "" {
+	if got := UncoveredContext(api.ToolEnd{}); got != "" {
 		t.Errorf("nothing uncovered: %q", got)
 	}
-	got := UncoveredContext(drift.ToolEnd{UncoveredPaths: []string{"big.bin"}})
+	got := UncoveredContext(api.ToolEnd{UncoveredPaths: []string{"big.bin"}})
 	if !strings.Contains(got, "<ckpt-paths>\n  \"big.bin\"\n</ckpt-paths>\n") || !strings.Contains(got, "cannot undo") {
 		t.Errorf("context %q", got)
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // TestEngineRoutes drives every engine route through the typed client, on
@@ -17,7 +17,7 @@ func TestEngineRoutes(t *testing.T) {
 	ctx := context.Background()
 	w := ts.client.Workspace(root)
 	write := func(p, content string) { testTree{p: content}.write(t, root) }
-	wantChanges := func(what string, got []drift.Change, want ...string) {
+	wantChanges := func(what string, got []api.Change, want ...string) {
 		t.Helper()
 		if g := paths(got); !slices.Equal(g, want) {
 			t.Fatalf("%s: changes %v, want %v", what, g, want)
@@ -60,12 +60,12 @@ func TestEngineRoutes(t *testing.T) {
 		t.Fatalf("log -n 1: %+v, %v", log, err)
 	}
 
-	d, err := w.Diff(ctx, drift.DiffRequest{From: initial, To: cp.CheckpointID})
+	d, err := w.Diff(ctx, api.DiffRequest{From: initial, To: cp.CheckpointID})
 	if err != nil || d.PrevCheckpointID != initial || d.CheckpointID != cp.CheckpointID {
 		t.Fatalf("diff: %+v, %v", d, err)
 	}
 	wantChanges("diff", d.Files, "added:c.txt")
-	if d, err = w.Diff(ctx, drift.DiffRequest{From: initial, Paths: []string{"dir"}}); err != nil {
+	if d, err = w.Diff(ctx, api.DiffRequest{From: initial, Paths: []string{"dir"}}); err != nil {
 		t.Fatal(err)
 	}
 	wantChanges("diff -- dir", d.Files)
@@ -74,7 +74,7 @@ func TestEngineRoutes(t *testing.T) {
 	if err != nil || rs.SessionID != "s1" || rs.RunID != "r1" || rs.PrevCheckpointID == "" {
 		t.Fatalf("run start: %+v, %v", rs, err)
 	}
-	tool := drift.ToolRequest{Session: "s1", Run: "r1", Call: "call1", Command: "edit a.txt"}
+	tool := api.ToolRequest{Session: "s1", Run: "r1", Call: "call1", Command: "edit a.txt"}
 	pre, err := w.ToolStart(ctx, tool)
 	if err != nil || pre.Reason != "pre_write" || pre.ToolCallID != "call1" {
 		t.Fatalf("tool start: %+v, %v", pre, err)
@@ -90,20 +90,20 @@ func TestEngineRoutes(t *testing.T) {
 		t.Fatalf("run end: %+v, %v", re, err)
 	}
 	wantChanges("run end", re.Files, "modified:a.txt")
-	rd, err := w.RunDiff(ctx, drift.RunRequest{Session: "s1", Run: "r1"})
+	rd, err := w.RunDiff(ctx, api.RunRequest{Session: "s1", Run: "r1"})
 	if err != nil || rd.PrevCheckpointID != rs.PrevCheckpointID || rd.CheckpointID != re.CheckpointID {
 		t.Fatalf("run diff: %+v, %v", rd, err)
 	}
 	wantChanges("run diff", rd.Files, "modified:a.txt")
 
-	rr, err := w.Restore(ctx, drift.RestoreRequest{ID: rs.PrevCheckpointID})
+	rr, err := w.Restore(ctx, api.RestoreRequest{ID: rs.PrevCheckpointID})
 	if err != nil || rr.GuardCheckpointID == "" || rr.CheckpointID != rs.PrevCheckpointID {
 		t.Fatalf("restore: %+v, %v", rr, err)
 	}
 	if got := readFile(t, root, "a.txt"); got != "a\n" {
 		t.Fatalf("a.txt after restore: %q", got)
 	}
-	if _, err := w.Undo(ctx, drift.RestoreRequest{}); err != nil {
+	if _, err := w.Undo(ctx, api.RestoreRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, root, "a.txt"); got != "agent's a\n" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // TestUndoVerbRoutes drives revert and history through the typed client,
@@ -22,15 +23,15 @@ func TestUndoVerbRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h, err := w.History(ctx, drift.HistoryRequest{Path: "a.txt"})
+	h, err := w.History(ctx, api.HistoryRequest{Path: "a.txt"})
 	if err != nil || h.Path != "a.txt" || len(h.Versions) != 2 || h.Versions[0].By != "run" || h.Versions[0].RunID != "r1" || h.Versions[1].By != "person" {
 		t.Fatalf("history a.txt: %+v, %v", h, err)
 	}
-	if h, err = w.History(ctx, drift.HistoryRequest{Path: "a.txt", N: 1}); err != nil || len(h.Versions) != 1 {
+	if h, err = w.History(ctx, api.HistoryRequest{Path: "a.txt", N: 1}); err != nil || len(h.Versions) != 1 {
 		t.Fatalf("history a.txt, n 1: %+v, %v", h, err)
 	}
 
-	r, err := w.Revert(ctx, drift.RevertRequest{Session: "s1", Run: "r1"})
+	r, err := w.Revert(ctx, api.RevertRequest{Session: "s1", Run: "r1"})
 	if err != nil || r.GuardCheckpointID == "" || len(r.Restored) != 2 || len(r.Conflicts) != 0 {
 		t.Fatalf("revert: %+v, %v", r, err)
 	}
@@ -40,15 +41,15 @@ func TestUndoVerbRoutes(t *testing.T) {
 
 	for name, call := range map[string]func() error{
 		"revert of an unknown run": func() error {
-			_, err := w.Revert(ctx, drift.RevertRequest{Session: "s1", Run: "nope"})
+			_, err := w.Revert(ctx, api.RevertRequest{Session: "s1", Run: "nope"})
 			return err
 		},
 		"history of an unknown path": func() error {
-			_, err := w.History(ctx, drift.HistoryRequest{Path: "nope"})
+			_, err := w.History(ctx, api.HistoryRequest{Path: "nope"})
 			return err
 		},
 		"history outside the workspace": func() error {
-			_, err := w.History(ctx, drift.HistoryRequest{Path: "../x"})
+			_, err := w.History(ctx, api.HistoryRequest{Path: "../x"})
 			return err
 		},
 	} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -20,7 +21,7 @@ import (
 type Served struct {
 	Engine *drift.Engine
 	// Stats, if set, reports the workspace's watcher for health and status.
-	Stats func() WatcherStats
+	Stats func() api.WatcherStats
 }
 
 // OpenFunc opens the workspace at root (absolute and clean) for the server:
@@ -108,8 +109,8 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ct
 
 // Open opens the workspaces at roots (absolute paths) with the OpenFunc
 // and serves them; roots served already are left as they are.
-func (s *Server) Open(ctx context.Context, roots []string) (AddWorkspacesResult, error) {
-	res := AddWorkspacesResult{Workspaces: []AddedWorkspace{}}
+func (s *Server) Open(ctx context.Context, roots []string) (api.AddWorkspacesResult, error) {
+	res := api.AddWorkspacesResult{Workspaces: []api.AddedWorkspace{}}
 	for _, root := range roots {
 		if err := checkRoot(root); err != nil {
 			return res, err
@@ -119,7 +120,7 @@ func (s *Server) Open(ctx context.Context, roots []string) (AddWorkspacesResult,
 		if err != nil {
 			return res, fmt.Errorf("open workspace %s: %w", root, err)
 		}
-		res.Workspaces = append(res.Workspaces, AddedWorkspace{Root: root, Added: added})
+		res.Workspaces = append(res.Workspaces, api.AddedWorkspace{Root: root, Added: added})
 	}
 	return res, nil
 }
@@ -193,7 +194,7 @@ func (s *Server) attach(sp *space, served Served) {
 		}
 	})
 	if served.Engine.Daemon == nil {
-		served.Engine.Daemon = func() drift.Daemon { return s.daemonInfo(served) }
+		served.Engine.Daemon = func() api.Daemon { return s.daemonInfo(served) }
 	}
 }
 

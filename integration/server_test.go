@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 func TestHealth(t *testing.T) {
 	root := newRoot(t, testTree{"a": "a"})
 	ts := startServer(t, ServerOptions{})
-	stats := WatcherStats{Ready: true, WatchedDirs: 3, QueueDepth: 1, Overflows: 2, Rewalks: 4, Events: 9, LastError: "boom"}
-	if err := ts.Add(root, Served{Engine: openEngine(t, t.TempDir(), root), Stats: func() WatcherStats { return stats }}); err != nil {
+	stats := api.WatcherStats{Ready: true, WatchedDirs: 3, QueueDepth: 1, Overflows: 2, Rewalks: 4, Events: 9, LastError: "boom"}
+	if err := ts.Add(root, Served{Engine: openEngine(t, t.TempDir(), root), Stats: func() api.WatcherStats { return stats }}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -22,10 +23,10 @@ func TestHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Version != Version || h.PID != os.Getpid() || h.StartedAt.IsZero() {
+	if h.Version != api.Version || h.PID != os.Getpid() || h.StartedAt.IsZero() {
 		t.Errorf("health %+v", h)
 	}
-	if len(h.Workspaces) != 1 || h.Workspaces[0].Root != root || h.Workspaces[0].State != StateReady ||
+	if len(h.Workspaces) != 1 || h.Workspaces[0].Root != root || h.Workspaces[0].State != api.StateReady ||
 		h.Workspaces[0].Watcher == nil || *h.Workspaces[0].Watcher != stats {
 		t.Fatalf("workspaces %+v", h.Workspaces)
 	}
@@ -38,7 +39,7 @@ func TestHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := st.Daemon
-	if !d.Running || d.Version != Version || d.WatchedDirs != 3 || d.QueueDepth != 1 || d.Overflows != 2 ||
+	if !d.Running || d.Version != api.Version || d.WatchedDirs != 3 || d.QueueDepth != 1 || d.Overflows != 2 ||
 		d.Rewalks != 4 || d.LastError != "boom" || len(d.Workspaces) != 1 || d.StoreBytes == 0 {
 		t.Errorf("status daemon %+v", d)
 	}
@@ -115,7 +116,7 @@ func TestRequestWaitsForOpeningWorkspace(t *testing.T) {
 			t.Fatal(err)
 		}
 		if h.Serves(root) {
-			if h.Workspaces[0].State != StateOpening {
+			if h.Workspaces[0].State != api.StateOpening {
 				t.Fatalf("state %q while opening", h.Workspaces[0].State)
 			}
 			break

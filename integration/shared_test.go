@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // TestEventsShared: a change captured while another session's run is open
@@ -25,7 +25,7 @@ func TestEventsShared(t *testing.T) {
 	if _, err := w.RunStart(ctx, "s1", "r1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.ToolStart(ctx, drift.ToolRequest{Session: "s1", Run: "r1", Call: "c1"}); err != nil {
+	if _, err := w.ToolStart(ctx, api.ToolRequest{Session: "s1", Run: "r1", Call: "c1"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.RunStart(ctx, "s2", "r2"); err != nil {
@@ -35,9 +35,9 @@ func TestEventsShared(t *testing.T) {
 	if _, err := w.Status(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ev := nextEvent(t, es, "the change", func(ev Event) bool { return ev.Type == EventChange })
+	ev := nextEvent(t, es, "the change", func(ev api.Event) bool { return ev.Type == api.EventChange })
 	c := ev.Change
-	want := []drift.Party{{SessionID: "s1", RunID: "r1", ToolCallID: "c1"}}
+	want := []api.Party{{SessionID: "s1", RunID: "r1", ToolCallID: "c1"}}
 	if c.Path != "a" || c.By != "run" || c.SessionID != "s2" || c.RunID != "r2" || !reflect.DeepEqual(c.SharedWith, want) {
 		t.Fatalf("change event %+v, want a by s2/r2 shared with %+v", c, want)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/textdiff"
 )
 
@@ -59,7 +59,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 		if len(ids) > 0 || len(paths) > 0 {
 			return usageError{fmt.Errorf("diff --session --run takes no checkpoints or paths")}
 		}
-		d, err := b.RunDiff(ctx, drift.RunRequest{Session: o.session, Run: o.run, Checkpoint: o.checkpoint, Patch: o.patch})
+		d, err := b.RunDiff(ctx, api.RunRequest{Session: o.session, Run: o.run, Checkpoint: o.checkpoint, Patch: o.patch})
 		if err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	if err != nil {
 		return err
 	}
-	req := drift.DiffRequest{Paths: rel, Patch: o.patch}
+	req := api.DiffRequest{Paths: rel, Patch: o.patch}
 	if len(ids) > 0 {
 		req.From = ids[0]
 	}
@@ -93,7 +93,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	return g.emit(d, func(w io.Writer) { writeFiles(w, d.Files, color) })
 }
 
-func writeFiles(w io.Writer, files []drift.Change, color bool) {
+func writeFiles(w io.Writer, files []api.Change, color bool) {
 	for _, f := range files {
 		switch {
 		case f.Patch != "" && color:
@@ -103,7 +103,7 @@ func writeFiles(w io.Writer, files []drift.Change, color bool) {
 		case f.Binary:
 			fmt.Fprintf(w, "Binary file %s %s\n", f.Path, f.Kind)
 		default:
-			writeChanges(w, "", []drift.Change{f})
+			writeChanges(w, "", []api.Change{f})
 		}
 	}
 }

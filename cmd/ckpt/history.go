@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 func newHistoryCommand(g *globalOptions) *cobra.Command {
@@ -38,7 +38,7 @@ the journal) when no checkpoint does.`,
 			if err != nil {
 				return err
 			}
-			h, err := b.History(ctx, drift.HistoryRequest{Path: ps[0], N: n})
+			h, err := b.History(ctx, api.HistoryRequest{Path: ps[0], N: n})
 			if err != nil {
 				return err
 			}
@@ -49,7 +49,7 @@ the journal) when no checkpoint does.`,
 	return cmd
 }
 
-func writeHistory(w io.Writer, h drift.History) {
+func writeHistory(w io.Writer, h api.History) {
 	fmt.Fprintf(w, "history of %s (bring a version back with: ckpt restore REF %s)\n", h.Path, h.Path)
 	for _, v := range h.Versions {
 		at := "unknown time       "
@@ -64,7 +64,7 @@ func writeHistory(w io.Writer, h drift.History) {
 	}
 }
 
-func byText(v drift.Version) string {
+func byText(v api.PathVersion) string {
 	switch v.By {
 	case "tool":
 		return fmt.Sprintf("tool %s (run %s/%s)", v.ToolCallID, v.SessionID, v.RunID)
@@ -74,7 +74,7 @@ func byText(v drift.Version) string {
 	return v.By
 }
 
-func stateText(v drift.Version) string {
+func stateText(v api.PathVersion) string {
 	switch v.Type {
 	case "":
 		return "(deleted)"

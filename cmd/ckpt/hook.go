@@ -16,6 +16,7 @@ import (
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -133,7 +134,7 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 		var err error
 		switch a.Kind {
 		case integration.ActionRunStart:
-			var rs drift.RunStart
+			var rs api.RunStart
 			rs, err = b.RunStart(ctx, a.Session, a.Run)
 			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
 				// The id was used before: the state was lost. Take the next.
@@ -150,7 +151,7 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 		case integration.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
 		case integration.ActionToolEnd:
-			var te drift.ToolEnd
+			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
 			if err == nil && in.Event == integration.EventPostToolUse {
 				out = integration.ContextOutput(in.Event, integration.UncoveredContext(te))

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/cmd/internal/progress"
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // emit prints the answer: exactly one JSON object with --json, else text.
@@ -47,7 +47,7 @@ func confirm(question string) bool {
 	return line == "y" || line == "yes"
 }
 
-func writeChanges(w io.Writer, indent string, changes []drift.Change) {
+func writeChanges(w io.Writer, indent string, changes []api.Change) {
 	for _, c := range changes {
 		extra := ""
 		if c.CheckpointID != "" {
@@ -62,7 +62,7 @@ func writeChanges(w io.Writer, indent string, changes []drift.Change) {
 
 // sharedWith names the other runs and tool calls open while a path
 // changed: "s2/r2, s1/r1 call c1".
-func sharedWith(ps []drift.Party) string {
+func sharedWith(ps []api.Party) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.SessionID + "/" + p.RunID
@@ -73,7 +73,7 @@ func sharedWith(ps []drift.Party) string {
 	return strings.Join(names, ", ")
 }
 
-func writeCheckpoint(w io.Writer, cp drift.Checkpoint) {
+func writeCheckpoint(w io.Writer, cp api.Checkpoint) {
 	fmt.Fprintf(w, "%s  %s  %-20s", cp.CheckpointID, cp.CreatedAt.Local().Format(time.DateTime), cp.Reason)
 	if cp.SessionID != "" || cp.RunID != "" {
 		fmt.Fprintf(w, "  run %s/%s", cp.SessionID, cp.RunID)

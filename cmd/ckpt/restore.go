@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type restoreOptions struct {
@@ -50,7 +50,7 @@ it is, the rest is restored, and ckpt exits 1.`,
 				if err != nil {
 					return err
 				}
-				req := drift.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
+				req := api.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
 				return runRestore(ctx, g, o, req, b, backend.Restore)
 			})(cmd, args)
 		},
@@ -66,7 +66,7 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 		Short: "Undo the last restore: restore its guard checkpoint",
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			return runRestore(ctx, g, o, drift.RestoreRequest{DryRun: o.dryRun}, b, backend.Undo)
+			return runRestore(ctx, g, o, api.RestoreRequest{DryRun: o.dryRun}, b, backend.Undo)
 		}),
 	}
 	o.flags(cmd, false)
@@ -74,12 +74,12 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 }
 
 // restoreFunc is backend.Restore or backend.Undo.
-type restoreFunc func(backend, context.Context, drift.RestoreRequest) (drift.RestoreResult, error)
+type restoreFunc func(backend, context.Context, api.RestoreRequest) (api.RestoreResult, error)
 
 // runRestore asks first on a terminal (showing the plan) unless --yes.
 // While the person decides, the backend is closed (an embedded engine
 // would hold the store's lock), and opened again to restore.
-func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req drift.RestoreRequest, b backend, do restoreFunc) error {
+func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req api.RestoreRequest, b backend, do restoreFunc) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
@@ -120,13 +120,13 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req dri
 // restoreOutput is the restore's one JSON object: with error set when a
 // path was refused or failed (ckpt then exits 1).
 type restoreOutput struct {
-	drift.RestoreResult
+	api.RestoreResult
 	Error string `json:"error,omitempty"`
 }
 
 // restoreFailure is the one line that says which paths the restore could
 // not restore, or nil if it restored every path it planned.
-func restoreFailure(r drift.RestoreResult) error {
+func restoreFailure(r api.RestoreResult) error {
 	var bad []string
 	for _, c := range r.Refused {
 		bad = append(bad, fmt.Sprintf("%s (refused: %s)", c.Path, c.Why))
@@ -153,7 +153,7 @@ func restoreFailure(r drift.RestoreResult) error {
 	return errors.New(msg)
 }
 
-func writeRestore(w io.Writer, r drift.RestoreResult) {
+func writeRestore(w io.Writer, r api.RestoreResult) {
 	verb := "restored"
 	if r.DryRun {
 		verb = "would restore"

@@ -13,26 +13,27 @@ import (
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
 // backend answers the commands: the daemon's client or the embedded engine.
 type backend interface {
-	Status(ctx context.Context) (drift.Status, error)
-	Checkpoint(ctx context.Context, message string) (drift.Checkpoint, error)
+	Status(ctx context.Context) (api.Status, error)
+	Checkpoint(ctx context.Context, message string) (api.Checkpoint, error)
 	Rescan(ctx context.Context) error
-	Log(ctx context.Context, n int) (drift.Log, error)
-	Show(ctx context.Context, id string) (drift.Show, error)
-	Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error)
-	RunDiff(ctx context.Context, req drift.RunRequest) (drift.RunDiff, error)
-	RunStart(ctx context.Context, session, run string) (drift.RunStart, error)
-	RunEnd(ctx context.Context, session, run string) (drift.RunEnd, error)
-	ToolStart(ctx context.Context, req drift.ToolRequest) (drift.Checkpoint, error)
-	ToolEnd(ctx context.Context, req drift.ToolRequest) (drift.ToolEnd, error)
-	Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Revert(ctx context.Context, req drift.RevertRequest) (drift.RevertResult, error)
-	History(ctx context.Context, req drift.HistoryRequest) (drift.History, error)
+	Log(ctx context.Context, n int) (api.Log, error)
+	Show(ctx context.Context, id string) (api.Show, error)
+	Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error)
+	RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error)
+	RunStart(ctx context.Context, session, run string) (api.RunStart, error)
+	RunEnd(ctx context.Context, session, run string) (api.RunEnd, error)
+	ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error)
+	ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error)
+	Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error)
+	History(ctx context.Context, req api.HistoryRequest) (api.History, error)
 }
 
 // globalOptions are the flags every command takes.

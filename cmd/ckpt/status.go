@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 func newStatusCommand(g *globalOptions) *cobra.Command {
@@ -50,7 +50,7 @@ func addRescanFlag(cmd *cobra.Command, rescan *bool) {
 		"scan the whole workspace first (stat every file, read what differs): finds changes no file-system event reports, such as writes through a shared memory mapping")
 }
 
-func writeStatus(w io.Writer, s drift.Status) {
+func writeStatus(w io.Writer, s api.Status) {
 	fmt.Fprintf(w, "Workspace %s (%d files)\n", s.Workspace, s.Files)
 	if s.Daemon.Running {
 		fmt.Fprintf(w, "Daemon running (pid %d): %d directories watched, queue %d, %d overflows, %d re-walks\n",
@@ -92,7 +92,7 @@ func writeStatus(w io.Writer, s drift.Status) {
 	}
 	fmt.Fprintf(w, "Changes since %s (drift):\n", s.CurrentCheckpointID)
 	for _, kind := range []string{"added", "modified", "deleted"} {
-		var group []drift.Change
+		var group []api.Change
 		for _, c := range s.Changes {
 			if c.Kind == kind {
 				group = append(group, c)

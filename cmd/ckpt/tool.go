@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type toolOptions struct {
@@ -28,8 +28,8 @@ func (o *toolOptions) flags(cmd *cobra.Command, callRequired bool) {
 	}
 }
 
-func (o *toolOptions) request() drift.ToolRequest {
-	return drift.ToolRequest{Session: o.session, Run: o.run, Call: o.call, Command: o.command}
+func (o *toolOptions) request() api.ToolRequest {
+	return api.ToolRequest{Session: o.session, Run: o.run, Call: o.call, Command: o.command}
 }
 
 func newToolCommand(g *globalOptions) *cobra.Command {
@@ -66,7 +66,7 @@ func newToolCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func writeToolEnd(w io.Writer, r drift.ToolEnd) {
+func writeToolEnd(w io.Writer, r api.ToolEnd) {
 	fmt.Fprintf(w, "tool call %s (before: %s): %s changed\n", r.ToolCallID, r.CheckpointID, count(len(r.Changes), "path"))
 	writeChanges(w, "  ", r.Changes)
 	if len(r.UncoveredPaths) > 0 {
@@ -142,6 +142,6 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 // toolEndOutput is exec's one JSON object: the tool end, with error set
 // when the command could not be run (ckpt then exits 1).
 type toolEndOutput struct {
-	drift.ToolEnd
+	api.ToolEnd
 	Error string `json:"error,omitempty"`
 }

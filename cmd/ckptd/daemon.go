@@ -16,6 +16,7 @@ import (
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/watcher"
 )
 
@@ -59,7 +60,7 @@ func (d *daemon) run(roots []string) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- d.srv.Serve(ln) }()
-	d.log.Info("ckptd started", "version", integration.Version, "pid", os.Getpid(), "socket", d.base.Socket, "state_dir", d.base.StateDir)
+	d.log.Info("ckptd started", "version", api.Version, "pid", os.Getpid(), "socket", d.base.Socket, "state_dir", d.base.StateDir)
 
 	_, err = d.srv.Open(withProgress(d.ctx), roots)
 	if err != nil && d.ctx.Err() == nil {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // usageError is bad command-line input: exit 2.
@@ -82,7 +82,7 @@ func newVersionCommand(g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ckptd %s\n", integration.Version)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ckptd %s\n", api.Version)
 			return err
 		},
 	}

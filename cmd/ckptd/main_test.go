@@ -18,6 +18,7 @@ import (
 
 	"github.com/ckptdev/ckpt/cmd/internal/testbin"
 	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // binDir holds the ckptd and ckpt binaries built for these tests (once
@@ -196,7 +197,7 @@ func (e *env) serves(roots ...string) bool {
 	}
 	ready := map[string]bool{}
 	for _, w := range h.Workspaces {
-		ready[w.Root] = w.State == integration.StateReady
+		ready[w.Root] = w.State == api.StateReady
 	}
 	for _, r := range roots {
 		if !ready[r] {

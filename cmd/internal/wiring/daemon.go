@@ -11,7 +11,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -167,7 +167,7 @@ func (wd *Watched) stoppedError() error {
 }
 
 // Stats is the watcher's health as the socket API shows it.
-func (wd *Watched) Stats() integration.WatcherStats {
+func (wd *Watched) Stats() api.WatcherStats {
 	st := wd.Watcher.Stats()
 	ready := false
 	select {
@@ -175,7 +175,7 @@ func (wd *Watched) Stats() integration.WatcherStats {
 		ready = true
 	default:
 	}
-	return integration.WatcherStats{
+	return api.WatcherStats{
 		Ready: ready, WatchedDirs: st.WatchedDirs, QueueDepth: st.QueueDepth,
 		Overflows: st.Overflows, Rewalks: st.Rewalks, Events: st.Events,
 		LastError: st.LastError, LastErrorAt: st.LastErrorAt,

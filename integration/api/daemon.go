@@ -1,10 +1,8 @@
-package integration
+package api
 
 import (
 	"slices"
 	"time"
-
-	"github.com/ckptdev/ckpt/drift"
 )
 
 // Health is GET /v1/health: the daemon and the workspaces it serves.
@@ -77,13 +75,13 @@ const (
 
 // Event is one server-sent event of GET /v1/events.
 type Event struct {
-	Type       string               `json:"type"`
-	Workspace  string               `json:"workspace"`
-	Time       time.Time            `json:"time"`
-	Change     *ChangeEvent         `json:"change,omitempty"`
-	Checkpoint *drift.Checkpoint    `json:"checkpoint,omitempty"`
-	Restore    *drift.RestoreResult `json:"restore,omitempty"`
-	Lost       int64                `json:"lost,omitempty"` // how many events were dropped
+	Type       string         `json:"type"`
+	Workspace  string         `json:"workspace"`
+	Time       time.Time      `json:"time"`
+	Change     *ChangeEvent   `json:"change,omitempty"`
+	Checkpoint *Checkpoint    `json:"checkpoint,omitempty"`
+	Restore    *RestoreResult `json:"restore,omitempty"`
+	Lost       int64          `json:"lost,omitempty"` // how many events were dropped
 }
 
 // ChangeEvent is one captured change and whom it is attributed to.
@@ -97,21 +95,21 @@ type ChangeEvent struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// SharedWith: the other runs and tool calls open when the change was
 	// captured (the ids above name the newest); any of them may have made it.
-	SharedWith []drift.Party `json:"shared_with,omitempty"`
+	SharedWith []Party `json:"shared_with,omitempty"`
 }
 
-// errorBody is every error answer.
-type errorBody struct {
+// ErrorBody is every error answer.
+type ErrorBody struct {
 	Error string `json:"error"`
 }
 
-// runBody names a run: POST /v1/run/start and /v1/run/end.
-type runBody struct {
+// RunBody names a run: POST /v1/run/start and /v1/run/end.
+type RunBody struct {
 	Session string `json:"session_id"`
 	Run     string `json:"run_id"`
 }
 
-// checkpointBody is POST /v1/checkpoint.
-type checkpointBody struct {
+// CheckpointBody is POST /v1/checkpoint.
+type CheckpointBody struct {
 	Message string `json:"message,omitempty"`
 }
