@@ -140,9 +140,7 @@ func (ws *Workspace) CheckpointBefore(seq uint64) (store.Checkpoint, error) {
 
 // SetCurrent makes cp the workspace's current checkpoint.
 func (ws *Workspace) SetCurrent(cp store.Checkpoint) error {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	return ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) })
+	return ws.Update(func(tx *Tx) error { return tx.SetCurrent(cp) })
 }
 
 // putCurrent makes cp current; settle, if set, says where the workspace

@@ -57,7 +57,7 @@ func TestCrashHelper(t *testing.T) {
 		if err != nil {
 			fail("%v", err)
 		}
-		if _, err := ws.Restore(context.Background(), cp, RestoreOptions{Exact: true}); err != nil {
+		if _, err := ws.Restore(context.Background(), cp, RestoreOptions{}); err != nil {
 			fail("restore: %v", err)
 		}
 	case "churn":
@@ -587,7 +587,7 @@ func (f *crashFixture) checkUndo(t *testing.T, ws *Workspace, lr store.LastResto
 	if err != nil {
 		t.Fatalf("guard: %v", err)
 	}
-	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{Exact: true}); err != nil {
+	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{}); err != nil {
 		t.Fatalf("undo: %v", err)
 	}
 	disk, _ := readMTree(t, f.root)

@@ -5,8 +5,8 @@ import (
 	"strconv"
 )
 
-// Crash hooks for the crash tests (crash_test.go), which run a restore in
-// a child process and make it exit (status 3) at a chosen point, then check
+// Crash hooks for the crash tests (crash_test.go, and cmd/e2e's), which
+// run a restore or a run or tool operation in a child process and make it exit (status 3) at a chosen point, then check
 // what the next Open makes of it. Both are read from the environment once;
 // unset, they cost a comparison.
 var (
@@ -17,8 +17,16 @@ var (
 	crashAt = os.Getenv("CKPT_TEST_CRASH_AT")
 )
 
-// The steps crashAt can name, in the order a restore reaches them.
+// The steps crashAt can name: those of Update (run and tool start and
+// end), then those of a restore, in the order it reaches them.
 const (
+	// Update's writes (a restore's guard and intent) are made, not
+	// committed.
+	crashCommit = "commit"
+	// Update's commit is made, not synced: also what a power loss after a
+	// process crash cannot take away (the commit is in the page cache).
+	crashCommitted = "committed"
+
 	// The guard and the intent are durable; nothing on disk changed yet.
 	crashIntent = "intent"
 	// A batch's temp files are written and durable, none renamed.
