@@ -3,6 +3,7 @@ package snapshot
 import (
 	"os"
 	"strconv"
+	"time"
 )
 
 // Crash hooks for the crash tests (crash_test.go, and cmd/e2e's), which
@@ -15,6 +16,10 @@ var (
 	crashAfter, _ = strconv.Atoi(os.Getenv("CKPT_TEST_CRASH_AFTER"))
 	// crashAt names a step of the restore to exit at (CKPT_TEST_CRASH_AT).
 	crashAt = os.Getenv("CKPT_TEST_CRASH_AT")
+	// slowDrift makes Tx.Drift take 50 ms longer (CKPT_TEST_SLOW_DRIFT=1):
+	// time for the writes a test keeps making to be captured, were the
+	// capture not held off until the Tx commits.
+	slowDrift = os.Getenv("CKPT_TEST_SLOW_DRIFT") == "1"
 )
 
 // The steps crashAt can name: those of Update (run and tool start and
@@ -46,5 +51,11 @@ func crashStep(done int) {
 func crashPoint(step string) {
 	if crashAt == step {
 		os.Exit(3)
+	}
+}
+
+func slowPoint() {
+	if slowDrift {
+		time.Sleep(50 * time.Millisecond)
 	}
 }

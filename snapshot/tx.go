@@ -74,7 +74,9 @@ func (tx *Tx) Drifted(cp store.Checkpoint) bool {
 // Drift is Workspace.Drift at the Tx's head: how the workspace differs
 // from cp, as the checkpoints cut in the Tx hold it.
 func (tx *Tx) Drift(cp store.Checkpoint, f Filter, keep func(store.Change) bool) ([]FileChange, error) {
-	return tx.ws.driftAt(tx.w.Head(), cp, f, keep)
+	fcs, err := tx.ws.driftAt(tx.w.Head(), cp, f, keep)
+	slowPoint()
+	return fcs, err
 }
 
 // Cut records a checkpoint at the head (see Workspace.Cut).
