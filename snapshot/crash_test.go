@@ -26,7 +26,7 @@ import (
 // 3 after that many writes, CKPT_TEST_CRASH_AT at a named step; see
 // crash_steps_test.go); a capture is stopped by kill -9.
 const (
-	envHelper = "CKPT_CRASH_HELPER" // restore | open | churn
+	envHelper = "CKPT_CRASH_HELPER" // restore | open | churn | update
 	envRoot   = "CKPT_CRASH_ROOT"
 	envState  = "CKPT_CRASH_STATE"
 	envTarget = "CKPT_CRASH_TARGET"
@@ -62,6 +62,10 @@ func TestCrashHelper(t *testing.T) {
 		}
 	case "churn":
 		crashChurn(ws, root, fail)
+	case "update":
+		if err := crashUpdate(ws); err != nil {
+			fail("update: %v", err)
+		}
 	default:
 		fail("unknown mode %q", mode)
 	}
