@@ -193,14 +193,24 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err := ws.reconcile(ctx, walk, store.Attr{}, false); err != nil {
 		return store.Checkpoint{}, false, err
 	}
-	cp, err := ws.cut(ReasonInitial, "", store.Attr{})
+	// The initial checkpoint and the state that makes it current are one
+	// commit: a crash leaves the workspace imported or not, never with an
+	// initial checkpoint that the next Import would cut again.
+	var cp store.Checkpoint
+	err = ws.st.Write(func(w *store.Writer) (err error) {
+		if cp, err = putCheckpoint(w, ReasonInitial, "", store.Attr{}, ws.unreadable.paths()); err != nil {
+			return err
+		}
+		return ws.putCurrent(w, cp, nil)
+	})
 	if err != nil {
 		return cp, false, err
 	}
-	if err := ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) }); err != nil {
+	if err := ws.st.Sync(); err != nil {
 		return cp, false, err
 	}
-	return cp, true, ws.st.Sync()
+	ws.emit(Event{Type: "checkpoint", Checkpoint: &cp})
+	return cp, true, nil
 }
 
 // markErr reads as its own message and Is its mark.
