@@ -80,6 +80,9 @@ func resumeRun(tx *snapshot.Tx, rec store.Run) (api.RunStart, error) {
 		return res, err
 	}
 	base, err := tx.Checkpoint(rec.BaselineID)
+	if errors.Is(err, store.ErrNotFound) {
+		return res, nil // pruned: nothing to make current
+	}
 	if err != nil {
 		return res, err
 	}
