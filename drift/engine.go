@@ -35,21 +35,30 @@ func asInvalid(err error) error {
 // embedded client use the same Engine; they differ only in how Sync
 // catches the store up with the disk.
 type Engine struct {
-	mu   sync.Mutex // serializes run and tool bookkeeping
-	ws   *snapshot.Workspace
-	sync func(ctx context.Context) error
-	// Daemon, if set, describes the daemon for status.
-	Daemon func() api.Daemon
-	// Rescanner, if set, is what Rescan runs: a full reconcile scan (the
-	// daemon's watcher re-walking the workspace), which also reads the
-	// files that a process has mapped for writing.
-	Rescanner func(ctx context.Context) error
+	mu     sync.Mutex // serializes run and tool bookkeeping
+	ws     *snapshot.Workspace
+	sync   func(ctx context.Context) error
+	rescan func(ctx context.Context) error
+	daemon func() api.Daemon
 }
 
-// New returns an Engine over ws. sync must return only once every change
-// made on disk before it was called is captured.
-func New(ws *snapshot.Workspace, sync func(ctx context.Context) error) *Engine {
-	return &Engine{ws: ws, sync: sync}
+// Options are what an Engine is built with besides its workspace.
+type Options struct {
+	// Sync must return only once every change made on disk before it was
+	// called is captured.
+	Sync func(ctx context.Context) error
+	// Rescan, if set, is what Rescan runs: a full reconcile scan (the
+	// daemon's watcher re-walking the workspace), which also reads the
+	// files that a process has mapped for writing.
+	Rescan func(ctx context.Context) error
+	// Daemon, if set, describes the daemon serving the workspace, for
+	// status.
+	Daemon func() api.Daemon
+}
+
+// New returns an Engine over ws.
+func New(ws *snapshot.Workspace, o Options) *Engine {
+	return &Engine{ws: ws, sync: o.Sync, rescan: o.Rescan, daemon: o.Daemon}
 }
 
 // Workspace is the engine's workspace.
@@ -66,12 +75,12 @@ func (e *Engine) Sync(ctx context.Context) error {
 // Rescan makes the store match a full scan of the workspace: every file
 // stat'ed, those that differ from their entries read. It finds what no
 // file-system event reports (a write through a shared memory mapping).
-// Without a Rescanner it does nothing.
+// Without Options.Rescan it does nothing.
 func (e *Engine) Rescan(ctx context.Context) error {
-	if e.Rescanner == nil {
+	if e.rescan == nil {
 		return nil
 	}
-	if err := e.Rescanner(ctx); err != nil {
+	if err := e.rescan(ctx); err != nil {
 		return fmt.Errorf("rescan the workspace: %w", err)
 	}
 	return nil

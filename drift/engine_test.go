@@ -29,7 +29,7 @@ func newEngine(t *testing.T, files map[string]string) (*Engine, string) {
 	if _, _, err := ws.Import(context.Background(), w.Walk); err != nil {
 		t.Fatal(err)
 	}
-	return New(ws, func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }), root
+	return New(ws, Options{Sync: func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }}), root
 }
 
 func write(t *testing.T, root, p, content string) {

@@ -54,7 +54,7 @@ func TestWindowSharedWithAnotherSessionsRun(t *testing.T) {
 		if _, _, err := ws.Import(ctx, w.Walk); err != nil {
 			t.Fatal(err)
 		}
-		return New(ws, func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }), ws
+		return New(ws, Options{Sync: func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }}), ws
 	}
 	e, ws := open()
 	must[api.RunStart](t)(e.RunStart(ctx, "s1", "r1"))

@@ -47,8 +47,8 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		s.Changes = append(s.Changes, api.Change{Path: QuotePath(fc.Path), Kind: fc.Kind.String(), By: by.who(fc.Path)})
 	}
 	s.Unreadable = e.unreadable()
-	if e.Daemon != nil {
-		s.Daemon = e.Daemon()
+	if e.daemon != nil {
+		s.Daemon = e.daemon()
 	}
 	if run, err := e.ws.LastRun(); err == nil {
 		s.LastRun = &api.RunInfo{

@@ -15,8 +15,9 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
+	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -78,18 +79,18 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if len(data) > maxHookInput {
 		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
 	}
-	in, err := integration.ParseHook(data)
+	in, err := claudecode.ParseHook(data)
 	if err != nil {
 		return err
 	}
-	if !integration.Relevant(in) {
+	if !claudecode.Relevant(in) {
 		return nil
 	}
 	base, err := config.Load(config.Options{Flags: cmd.Flags()})
 	if err != nil {
 		return err
 	}
-	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return err
 	}
 	hs, err := openHookState(base.StateDir, in.SessionID)
@@ -125,43 +126,43 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 // applyHook carries out the event's plan on the engine, action by action,
 // and returns the session's new state (as far as the actions succeeded)
 // and what to print for Claude Code.
-func applyHook(ctx context.Context, b backend, in integration.HookInput, st integration.HookState, root string) (integration.HookState, []byte, error) {
+func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claudecode.HookState, root string) (claudecode.HookState, []byte, error) {
 	var out []byte
-	acts := integration.Plan(in, st)
+	acts := claudecode.Plan(in, st)
 	retries := 0
 	for i := 0; i < len(acts); i++ {
 		a := acts[i]
 		var err error
 		switch a.Kind {
-		case integration.ActionRunStart:
+		case claudecode.ActionRunStart:
 			var rs api.RunStart
 			rs, err = b.RunStart(ctx, a.Session, a.Run)
 			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
 				// The id was used before: the state was lost. Take the next.
 				retries++
 				st.Turns++
-				acts, i = integration.Plan(in, st), -1
+				acts, i = claudecode.Plan(in, st), -1
 				continue
 			}
-			if err == nil && in.Event == integration.EventUserPromptSubmit {
-				out = integration.ContextOutput(in.Event, integration.DriftContext(rs))
+			if err == nil && in.Event == claudecode.EventUserPromptSubmit {
+				out = claudecode.ContextOutput(in.Event, claudecode.DriftContext(rs))
 			}
-		case integration.ActionRunEnd:
+		case claudecode.ActionRunEnd:
 			_, err = b.RunEnd(ctx, a.Session, a.Run)
-		case integration.ActionToolStart:
+		case claudecode.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
-		case integration.ActionToolEnd:
+		case claudecode.ActionToolEnd:
 			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
-			if err == nil && in.Event == integration.EventPostToolUse {
-				out = integration.ContextOutput(in.Event, integration.UncoveredContext(te))
+			if err == nil && in.Event == claudecode.EventPostToolUse {
+				out = claudecode.ContextOutput(in.Event, claudecode.UncoveredContext(te))
 			}
 		}
 		if err != nil {
 			return st, nil, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
 		}
-		st = integration.Apply(st, a)
-		if a.Kind == integration.ActionRunStart {
+		st = claudecode.Apply(st, a)
+		if a.Kind == claudecode.ActionRunStart {
 			st.Workspace = root
 		}
 	}
@@ -172,7 +173,7 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 // the nearest known workspace at or above the hook's cwd (else
 // $CLAUDE_PROJECT_DIR, else the current directory), else
 // $CLAUDE_PROJECT_DIR if that contains it, else that directory itself.
-func hookWorkspace(in integration.HookInput, st integration.HookState, stateDir string) (string, error) {
+func hookWorkspace(in claudecode.HookInput, st claudecode.HookState, stateDir string) (string, error) {
 	if st.Run != "" && st.Workspace != "" {
 		return st.Workspace, nil
 	}
@@ -236,7 +237,7 @@ func openHookState(stateDir, session string) (*hookStateFile, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	name := integration.HookStateName(session)
+	name := claudecode.HookStateName(session)
 	lock, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -256,13 +257,13 @@ func openHookState(stateDir, session string) (*hookStateFile, error) {
 
 // load is the session's state; a missing or unreadable file is a fresh
 // session (a reused run id is then skipped by applyHook).
-func (h *hookStateFile) load() integration.HookState {
-	fresh := integration.HookState{Session: h.session}
+func (h *hookStateFile) load() claudecode.HookState {
+	fresh := claudecode.HookState{Session: h.session}
 	data, err := os.ReadFile(h.path)
 	if err != nil {
 		return fresh
 	}
-	var st integration.HookState
+	var st claudecode.HookState
 	if json.Unmarshal(data, &st) != nil || st.Session != h.session || st.Turns < 0 {
 		return fresh
 	}
@@ -270,7 +271,7 @@ func (h *hookStateFile) load() integration.HookState {
 }
 
 // save writes the state atomically: temp file, fsync, rename.
-func (h *hookStateFile) save(st integration.HookState) error {
+func (h *hookStateFile) save(st claudecode.HookState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err

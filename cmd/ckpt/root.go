@@ -9,11 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/cmd/internal/wiring"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -108,7 +107,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return nil, err
 	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
@@ -118,7 +117,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
 	var wsErr error
-	if _, err := os.Stat(filepath.Join(g.root, wiring.WorkspaceConfigFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(g.root, local.WorkspaceConfigFile)); err == nil {
 		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
 			g.cfg = base
 		}
@@ -137,7 +136,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 		g.closer = closer
 		return b, nil
 	}
-	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
+	eng, err := local.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}

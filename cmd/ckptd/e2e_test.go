@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
+	"github.com/ckptdev/ckpt/integration/service"
 )
 
 func changeList(changes []api.Change) []string {
@@ -175,7 +176,7 @@ func TestInstallService(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("install-service: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, integration.EnableHint) {
+	if !strings.Contains(stdout, service.EnableHint) {
 		t.Errorf("install-service does not say how to enable the unit:\n%s", stdout)
 	}
 	unit, err := os.ReadFile(filepath.Join(e.home, ".config", "systemd", "user", "ckptd.service"))
@@ -224,7 +225,7 @@ func TestEventsFromTheWatcher(t *testing.T) {
 	e := newEnv(t)
 	ws := e.workspace(map[string]string{"a": "a\n"})
 	e.startDaemon(ws)
-	c, err := integration.Dial(e.socket())
+	c, err := client.Dial(e.socket(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,5 +20,5 @@ func CheckVersion(daemon string) error {
 	if daemon == "" {
 		daemon = "an unknown version"
 	}
-	return fmt.Errorf("ckptd runs %s, this ckpt is %s: restart the daemon (ckptd) to run the same version", daemon, Version)
+	return fmt.Errorf("the daemon on the socket is ckptd %s, this binary is %s: restart ckptd so that both run the same version", daemon, Version)
 }
