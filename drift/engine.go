@@ -101,13 +101,3 @@ func changesOf(fcs []snapshot.FileChange) []api.Change {
 	}
 	return out
 }
-
-func who(fc snapshot.FileChange) string {
-	switch {
-	case fc.ByRun && fc.ByPerson:
-		return "both"
-	case fc.ByRun:
-		return "run"
-	}
-	return "person"
-}

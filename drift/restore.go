@@ -30,11 +30,7 @@ func (e *Engine) Restore(ctx context.Context, req api.RestoreRequest) (api.Resto
 // Undo undoes the last restore: it restores that restore's guard, exactly,
 // over the same paths, and puts back the current checkpoint it replaced.
 func (e *Engine) Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
-	var lr store.LastRestore
-	err := e.ws.Store().View(func(r *store.Reader) (err error) {
-		lr, err = r.LastRestore()
-		return err
-	})
+	lr, err := e.ws.LastRestore()
 	if errors.Is(err, store.ErrNotFound) {
 		return api.RestoreResult{}, invalid("there is no restore to undo")
 	}
@@ -59,10 +55,11 @@ func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req api.R
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	opts := snapshot.RestoreOptions{Exact: req.Exact, DryRun: req.DryRun, CurrentID: currentID}
+	opts := snapshot.RestoreOptions{DryRun: req.DryRun, CurrentID: currentID}
 	if len(req.Paths) > 0 {
 		opts.Paths = paths
 	}
+	opts.Policy = policyFor(req.Exact, opts.Paths)
 	r, err := e.ws.Restore(ctx, target, opts)
 	if err != nil {
 		return api.RestoreResult{}, asInvalid(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
@@ -38,6 +37,8 @@ func checkName(what, id string) error {
 // RunStart begins a run: it decides the run's baseline. If the workspace
 // is as its current checkpoint left it, that checkpoint is the baseline;
 // otherwise a pre_run_drift_rebase checkpoint is cut now and becomes it.
+// It is one commit (see startRun); a run started already is answered as
+// it started, and whatever a crash left undone of its start is done.
 func (e *Engine) RunStart(ctx context.Context, session, run string) (api.RunStart, error) {
 	if err := checkRun(session, run); err != nil {
 		return api.RunStart{}, err
@@ -47,61 +48,23 @@ func (e *Engine) RunStart(ctx context.Context, session, run string) (api.RunStar
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	res := api.RunStart{SessionID: session, RunID: run, Drift: []api.Change{}}
-	if rec, err := e.run(session, run); err == nil {
-		if rec.EndID != "" {
-			return res, invalid("run %s/%s has ended; start a new run id", session, run)
+	var res api.RunStart
+	err := e.ws.Update(func(tx *snapshot.Tx) error {
+		rec, err := tx.Run(session, run)
+		switch {
+		case err == nil && rec.EndID != "":
+			return invalid("run %s/%s has ended; start a new run id", session, run)
+		case err == nil:
+			res, err = resumeRun(tx, rec)
+		case errors.Is(err, store.ErrNotFound):
+			res, err = startRun(tx, session, run)
 		}
-		res.PrevCheckpointID, res.WorkspaceDrifted = rec.BaselineID, rec.Drifted
-		if rec.Drifted {
-			res.Warning = driftWarning(len(rec.Drift), rec.BaselineID)
-			for _, p := range rec.Drift {
-				res.Drift = append(res.Drift, api.Change{Path: api.QuotePath(p)})
-			}
-		}
-		return res, nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return res, err
-	}
-	cur, err := e.ws.Current()
+		return err
+	})
 	if err != nil {
-		return res, err
+		return api.RunStart{}, err
 	}
-	attr := store.Attr{Session: session, Run: run}
-	open := func(a store.Active) store.Active { return withRun(a, session, run) }
-	fp := e.ws.Fingerprint()
-	baseline := cur
-	var drift []snapshot.FileChange
-	var openSeq uint64
-	if fp.Sum != cur.Fingerprint || fp.Count != cur.Files {
-		if drift, err = e.ws.Drift(cur, nil); err != nil {
-			return res, err
-		}
-		if baseline, err = e.ws.CutActive(snapshot.ReasonPreRunDriftRebase, "", attr, open); err != nil {
-			return res, err
-		}
-		openSeq = baseline.Seq
-	} else if openSeq, err = e.ws.UpdateActive(open); err != nil {
-		return res, err
-	}
-	rec := store.Run{
-		Session: session, Run: run, BaselineID: baseline.ID,
-		StartedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC(), StartSeq: baseline.Seq, OpenSeq: openSeq,
-	}
-	if len(drift) > 0 {
-		rec.Drifted = true
-		res.WorkspaceDrifted = true
-		res.Warning = driftWarning(len(drift), baseline.ID)
-		for _, fc := range drift {
-			rec.Drift = append(rec.Drift, fc.Path)
-			res.Drift = append(res.Drift, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
-		}
-	}
-	res.PrevCheckpointID = baseline.ID
-	if err := e.putRun(rec); err != nil {
-		return res, err
-	}
-	return res, e.ws.SetCurrent(baseline)
+	return res, nil
 }
 
 func driftWarning(n int, baseline string) string {
@@ -109,7 +72,8 @@ func driftWarning(n int, baseline string) string {
 }
 
 // RunEnd ends a run: it cuts end_of_turn, which becomes the current
-// checkpoint, and reports the run's net changes.
+// checkpoint, closes the run and its windows still open, in one commit
+// (endRun), and reports the run's net changes.
 func (e *Engine) RunEnd(ctx context.Context, session, run string) (api.RunEnd, error) {
 	if err := checkRun(session, run); err != nil {
 		return api.RunEnd{}, err
@@ -123,31 +87,15 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (api.RunEnd, e
 	if err != nil {
 		return api.RunEnd{}, err
 	}
-	if rec.EndID == "" {
-		var calls []string // its windows still open: they end with it
-		closeRun := func(a store.Active) store.Active {
-			for _, r := range a.Runs {
-				if r.Session == session && r.Run == run {
-					calls = r.Calls
-				}
-			}
-			return withoutRun(a, session, run)
+	err = e.ws.Update(func(tx *snapshot.Tx) error {
+		if rec.EndID != "" {
+			return closeRun(tx, rec) // should a crash have left it open
 		}
-		end, err := e.ws.CutActive(snapshot.ReasonEndOfTurn, "", store.Attr{Session: session, Run: run}, closeRun)
-		if err != nil {
-			return api.RunEnd{}, err
-		}
-		if err := e.endWindows(session, run, calls, end.Seq); err != nil {
-			return api.RunEnd{}, err
-		}
-		rec.EndID, rec.EndSeq = end.ID, end.Seq
-		rec.EndedAt, rec.UpdatedAt = time.Now().UTC(), time.Now().UTC()
-		if err := e.putRun(rec); err != nil {
-			return api.RunEnd{}, err
-		}
-		if err := e.ws.SetCurrent(end); err != nil {
-			return api.RunEnd{}, err
-		}
+		rec, err = endRun(tx, rec)
+		return err
+	})
+	if err != nil {
+		return api.RunEnd{}, err
 	}
 	d, err := e.runDiff(rec, rec.EndID, warning, false)
 	return api.RunEnd{
@@ -274,15 +222,4 @@ func (e *Engine) baseline(session, run string) (store.Run, string, error) {
 	return rec, rec.Warning, nil
 }
 
-func (e *Engine) run(session, run string) (store.Run, error) {
-	var rec store.Run
-	err := e.ws.Store().View(func(r *store.Reader) (err error) {
-		rec, err = r.Run(session, run)
-		return err
-	})
-	return rec, err
-}
-
-func (e *Engine) putRun(rec store.Run) error {
-	return e.ws.Store().Write(func(w *store.Writer) error { return w.PutRun(rec) })
-}
+func (e *Engine) run(session, run string) (store.Run, error) { return e.ws.Run(session, run) }

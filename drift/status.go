@@ -26,7 +26,8 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		return api.Status{}, err
 	}
 	fp := e.ws.Fingerprint()
-	fcs, err := e.ws.Drift(cur, nil)
+	by := authors{}
+	fcs, err := e.ws.Drift(cur, nil, by.note)
 	if err != nil {
 		return api.Status{}, err
 	}
@@ -43,30 +44,27 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		s.StorageError = store.FullMessage(storageErr)
 	}
 	for _, fc := range fcs {
-		s.Changes = append(s.Changes, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String(), By: who(fc)})
+		s.Changes = append(s.Changes, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String(), By: by.who(fc.Path)})
 	}
 	s.Unreadable = e.unreadable()
 	if e.daemon != nil {
 		s.Daemon = e.daemon()
 	}
-	err = e.ws.Store().View(func(r *store.Reader) error {
-		if run, err := r.LastRun(); err == nil {
-			s.LastRun = &api.RunInfo{
-				SessionID: run.Session, RunID: run.Run, BaselineID: run.BaselineID, EndID: run.EndID,
-				Open: run.EndID == "", WorkspaceDrifted: run.Drifted, StartedAt: run.StartedAt, EndedAt: run.EndedAt,
-			}
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
+	if run, err := e.ws.LastRun(); err == nil {
+		s.LastRun = &api.RunInfo{
+			SessionID: run.Session, RunID: run.Run, BaselineID: run.BaselineID, EndID: run.EndID,
+			Open: run.EndID == "", WorkspaceDrifted: run.Drifted, StartedAt: run.StartedAt, EndedAt: run.EndedAt,
 		}
-		if lr, err := r.LastRestore(); err == nil {
-			s.LastRestore = &api.Restored{CheckpointID: lr.TargetID, GuardCheckpointID: lr.GuardID, At: lr.At}
-			s.UndoCommand = "ckpt undo"
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return err
-		}
-		return nil
-	})
-	return s, err
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return s, err
+	}
+	if lr, err := e.ws.LastRestore(); err == nil {
+		s.LastRestore = &api.Restored{CheckpointID: lr.TargetID, GuardCheckpointID: lr.GuardID, At: lr.At}
+		s.UndoCommand = "ckpt undo"
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return s, err
+	}
+	return s, nil
 }
 
 // Checkpoint cuts a manual checkpoint.

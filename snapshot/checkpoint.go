@@ -140,21 +140,9 @@ func (ws *Workspace) CheckpointBefore(seq uint64) (store.Checkpoint, error) {
 	return cp, err
 }
 
-// WorkspaceState is the persisted workspace state.
-func (ws *Workspace) WorkspaceState() (store.WorkspaceState, error) {
-	var s store.WorkspaceState
-	err := ws.st.View(func(r *store.Reader) (err error) {
-		s, err = r.Workspace()
-		return err
-	})
-	return s, err
-}
-
 // SetCurrent makes cp the workspace's current checkpoint.
 func (ws *Workspace) SetCurrent(cp store.Checkpoint) error {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	return ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) })
+	return ws.Update(func(tx *Tx) error { return tx.SetCurrent(cp) })
 }
 
 // putCurrent makes cp current; settle, if set, says where the workspace
@@ -164,7 +152,6 @@ func (ws *Workspace) putCurrent(w *store.Writer, cp store.Checkpoint, settle *se
 		WorkspaceKey:        ws.key,
 		Root:                ws.root,
 		CurrentCheckpointID: cp.ID,
-		FingerprintPayload:  FormatFingerprint(cp.Fingerprint, cp.Files),
 		UpdatedAt:           time.Now().UTC(),
 	}
 	if settle != nil {
@@ -208,12 +195,22 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err := ws.reconcile(ctx, walk, store.Attr{}, false); err != nil {
 		return store.Checkpoint{}, false, err
 	}
-	cp, err := ws.cut(ReasonInitial, "", store.Attr{})
+	// The initial checkpoint and the state that makes it current are one
+	// commit: a crash leaves the workspace imported or not, never with an
+	// initial checkpoint that the next Import would cut again.
+	var cp store.Checkpoint
+	err = ws.st.Write(func(w *store.Writer) (err error) {
+		if cp, err = putCheckpoint(w, ReasonInitial, "", store.Attr{}, ws.unreadable.paths()); err != nil {
+			return err
+		}
+		return ws.putCurrent(w, cp, nil)
+	})
 	if err != nil {
 		return cp, false, err
 	}
-	if err := ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) }); err != nil {
+	if err := ws.st.Sync(); err != nil {
 		return cp, false, err
 	}
-	return cp, true, ws.st.Sync()
+	ws.emit(Event{Type: "checkpoint", Checkpoint: &cp})
+	return cp, true, nil
 }

@@ -149,17 +149,6 @@ func (ws *Workspace) Active() store.Active {
 	return ws.active
 }
 
-// SetActive persists who changes captured from now on are attributed to.
-func (ws *Workspace) SetActive(a store.Active) error {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	if err := ws.st.Write(func(w *store.Writer) error { return w.PutActive(a) }); err != nil {
-		return err
-	}
-	ws.active = a
-	return nil
-}
-
 // attr is the attribution of a change captured now: the newest open tool
 // call of the newest open run, else the newest open run, else nobody; and,
 // in Shared, every other run and tool call open (each open call of a run,
