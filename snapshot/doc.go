@@ -63,8 +63,8 @@
 // the run and tool bookkeeping of the layer above (cut a checkpoint, read
 // the drift it holds, put run and tool window records, move the current
 // checkpoint, change who is open) lands together or not at all, and no
-// capture comes between what the closure reads and what it writes. A Tx
-// that cut a checkpoint is synced once before Update returns. Crash points
+// capture comes between what the closure reads and what it writes; one
+// sync makes it durable before Update returns. Crash points
 // "commit" and "committed" (crashpoint.go) stop the process just before
 // and just after the commit.
 //

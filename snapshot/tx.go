@@ -11,7 +11,7 @@ type Tx struct {
 	w      *store.Writer
 	active store.Active
 	// activeSet: SetActive was called; cuts: the checkpoints cut, told of
-	// once committed.
+	// once durable.
 	activeSet bool
 	cuts      []store.Checkpoint
 }
@@ -21,8 +21,9 @@ type Tx struct {
 // open) is exactly what the checkpoints it cuts hold, and every entry
 // captured after it is attributed to the open runs and windows it leaves.
 // Either all fn wrote is committed or none of it (fn's error discards
-// it). If fn cut a checkpoint, one sync makes the commit durable before
-// Update returns, as Cut does.
+// it), and one sync makes the commit durable before Update returns: what
+// it answers (a baseline, an open window, a closed one) survives a power
+// cut as a checkpoint does.
 func (ws *Workspace) Update(fn func(*Tx) error) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -46,10 +47,8 @@ func (ws *Workspace) Update(fn func(*Tx) error) error {
 	}
 	ws.active = tx.active
 	crashPoint(crashCommitted)
-	if len(tx.cuts) > 0 {
-		if err := ws.st.Sync(); err != nil {
-			return err
-		}
+	if err := ws.st.Sync(); err != nil {
+		return err
 	}
 	for i := range tx.cuts {
 		ws.emit(Event{Type: "checkpoint", Checkpoint: &tx.cuts[i]})
