@@ -29,6 +29,7 @@ const maxRunIDRetries = 5
 
 func newHookCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{Use: "hook", Short: "Agent runtime hook handlers"}
+	var follow string
 	cc := &cobra.Command{
 		Use:   "claude-code",
 		Short: "Claude Code hook handler: reads the hook's JSON on stdin",
@@ -45,9 +46,14 @@ goes on. See integration/HOOKS.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
 			g.cmd = cmd
+			if follow != "" {
+				return hookFailure(followTranscript(cmd, g, follow))
+			}
 			return hookFailure(runHookClaudeCode(cmd, g, args, os.Stdin, os.Stdout))
 		},
 	}
+	cc.Flags().StringVar(&follow, "follow-session", "", "watch the session's transcript for an interrupt while its run is open (started by the hook itself)")
+	cc.Flags().MarkHidden("follow-session")
 	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	cmd.AddCommand(cc)
 	return cmd
@@ -103,9 +109,15 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 			return err
 		}
 	}
+	interrupted := missedInterrupt(&st)
 	var out []byte
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
+		if interrupted {
+			if st, _, err = applyHook(ctx, b, interruptInput(in.SessionID), st, g.root); err != nil {
+				return err
+			}
+		}
 		st, out, err = applyHook(ctx, b, in, st, g.root)
 		return err
 	})(cmd, nil)
@@ -116,6 +128,9 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	}
 	if err != nil {
 		return err
+	}
+	if st.Run != "" && st.Run != saved.Run && st.Transcript != "" {
+		startFollower(in.SessionID, st.Workspace)
 	}
 	_, err = stdout.Write(out)
 	return err
@@ -146,7 +161,10 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 				out = integration.ContextOutput(in.Event, integration.DriftContext(rs))
 			}
 		case integration.ActionRunEnd:
-			_, err = b.RunEnd(ctx, a.Session, a.Run)
+			if _, err = b.RunEnd(ctx, a.Session, a.Run); err == nil && turnEnd(in.Event) {
+				out = integration.UndoMessage(a.Session, a.Run)
+			}
+		case integration.ActionRunWait:
 		case integration.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
 		case integration.ActionToolEnd:
@@ -162,6 +180,7 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 		st = integration.Apply(st, a)
 		if a.Kind == integration.ActionRunStart {
 			st.Workspace = root
+			st.Transcript, st.TranscriptOffset = transcriptStart(in.TranscriptPath)
 		}
 	}
 	return st, out, nil

@@ -44,3 +44,36 @@ func TestClaudeCodeCapture(t *testing.T) {
 		t.Logf("api: %+v", r)
 	}
 }
+
+// TestClaudeCodeCaptureInterrupt records an interrupted tool call: the
+// SDK's interrupt control request, which is what Esc does in the terminal.
+func TestClaudeCodeCaptureInterrupt(t *testing.T) {
+	out := os.Getenv("CKPT_CLAUDE_CAPTURE")
+	if out == "" {
+		t.Skip("set CKPT_CLAUDE_CAPTURE=DIR to record the real CLI's hook payloads")
+	}
+	ws := newWorkspace(t, embedded)
+	ws.write("a.txt", "name=old\n")
+	ws.start()
+	c := newClaudeSession(t, ws, map[string][]apiReply{
+		"t1": {
+			{tools: []apiToolUse{{id: "toolu_slow", name: "Bash", input: map[string]any{"command": "echo agent > x.txt; sleep 30", "description": "slow"}}}},
+			{text: "never"},
+		},
+	}, true)
+	p := c.startInteractive()
+	p.send(`{"type":"user","message":{"role":"user","content":"[[script:t1]] go"}}`)
+	p.waitFile(filepath.Join(ws.root, "x.txt"))
+	p.send(`{"type":"control_request","request_id":"int-1","request":{"subtype":"interrupt"}}`)
+	p.waitResult()
+	p.close()
+	names, payloads := c.recordedPayloads()
+	for i, n := range names {
+		t.Logf("%s: %v", n, payloads[i])
+		data, _ := os.ReadFile(filepath.Join(c.records, n))
+		os.WriteFile(filepath.Join(out, n), data, 0o644)
+	}
+	tr, _ := os.ReadFile(payloads[0]["transcript_path"].(string))
+	os.WriteFile(filepath.Join(out, "transcript.jsonl"), tr, 0o644)
+	t.Logf("transcript:\n%s", tr)
+}

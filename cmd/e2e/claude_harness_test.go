@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -214,4 +216,105 @@ func (c *claudeSession) recordedPayloads() (names []string, payloads []map[strin
 		payloads = append(payloads, m)
 	}
 	return names, payloads
+}
+
+// claudeProc is a CLI reading stream-json messages on stdin, as the SDK
+// drives it: prompts, and control requests such as an interrupt (what Esc
+// does in the terminal).
+type claudeProc struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bytes.Buffer
+	mu     *sync.Mutex
+	done   chan struct{}
+}
+
+func (c *claudeSession) startInteractive() *claudeProc {
+	t := c.ws.t
+	t.Helper()
+	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+		"--dangerously-skip-permissions", "--model", "claude-sonnet-4-5"}
+	if c.turns == 0 {
+		args = append(args, "--session-id", c.id)
+	} else {
+		args = append(args, "--resume", c.id)
+	}
+	c.turns++
+	cmd := exec.Command(c.bin, args...)
+	cmd.Dir, cmd.Env = c.ws.root, c.env()
+	p := &claudeProc{t: t, cmd: cmd, stdout: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan struct{})}
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = lockedWriter{p.mu, p.stdout}
+	cmd.Stderr = lockedWriter{p.mu, p.stdout}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (p *claudeProc) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *claudeProc) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String()
+}
+
+// waitFor waits until cond holds, or fails after claudeTimeout.
+func (p *claudeProc) waitFor(what string, cond func() bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(claudeTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("claude: waited %s for %s\noutput:\n%s", claudeTimeout, what, p.output())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *claudeProc) waitFile(path string) {
+	p.t.Helper()
+	p.waitFor(path, func() bool { _, err := os.Stat(path); return err == nil })
+}
+
+// waitResult waits for the turn's result line.
+func (p *claudeProc) waitResult() {
+	p.t.Helper()
+	p.waitFor("a result", func() bool { return strings.Contains(p.output(), `"type":"result"`) })
+}
+
+// close ends stdin and waits for the CLI to exit.
+func (p *claudeProc) close() {
+	p.t.Helper()
+	p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(claudeTimeout):
+		p.t.Fatalf("claude did not exit after its stdin closed\noutput:\n%s", p.output())
+	}
 }
