@@ -111,7 +111,22 @@ func UndoMessage(session, run string) []byte {
 	return append(b, '\n')
 }
 
+// WaitMessage is the stdout of a Stop that leaves the run open for its
+// background subagents: Claude Code shows the person a Stop hook's
+// systemMessage, not a SubagentStop's, so the undo line comes now.
+func WaitMessage(session, run string) []byte {
+	b, err := json.Marshal(hookMessage{SystemMessage: "ckpt: this turn's run stays open until its background agents finish; " + undoCommand(session, run)})
+	if err != nil {
+		return nil
+	}
+	return append(b, '\n')
+}
+
 // UndoLine is "ckpt: to undo this turn: ckpt revert --session S --run R".
 func UndoLine(session, run string) string {
-	return fmt.Sprintf("ckpt: to undo this turn: ckpt revert --session %s --run %s", contextID(session), contextID(run))
+	return "ckpt: " + undoCommand(session, run)
+}
+
+func undoCommand(session, run string) string {
+	return fmt.Sprintf("to undo this turn: ckpt revert --session %s --run %s", contextID(session), contextID(run))
 }

@@ -92,12 +92,21 @@ func FindInterrupt(path string, offset int64, since time.Time) (at time.Time, fo
 		return time.Time{}, false, offset, err
 	}
 	defer f.Close()
+	// Unless offset starts a line, the line it falls in was read before
+	// (or is cut by a tail): skip it.
+	skip := false
+	if offset > 0 {
+		var prev [1]byte
+		if _, err := f.ReadAt(prev[:], offset-1); err != nil {
+			return time.Time{}, false, offset, err
+		}
+		skip = prev[0] != '\n'
+	}
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return time.Time{}, false, offset, err
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	next = offset
-	skip := offset > 0 // the line offset falls in was read before, or is cut
 	var line []byte
 	n, long := 0, false
 	for {

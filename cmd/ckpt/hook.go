@@ -165,6 +165,7 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 				out = integration.UndoMessage(a.Session, a.Run)
 			}
 		case integration.ActionRunWait:
+			out = integration.WaitMessage(a.Session, a.Run)
 		case integration.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
 		case integration.ActionToolEnd:

@@ -35,6 +35,8 @@ type fakeAPI struct {
 type apiReply struct {
 	text  string
 	tools []apiToolUse
+	// status, when set, is an HTTP error the API answers with instead.
+	status int
 }
 
 // apiToolUse is one tool_use block.
@@ -52,6 +54,8 @@ type apiRequestLog struct {
 	Tools  []string // the tool names offered
 	Script string   // the conversation's script, "" if none
 	Step   int
+	// Prompt is the marked user message, as sent (hook context included).
+	Prompt string
 }
 
 type apiMessage struct {
@@ -117,10 +121,16 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	reply := apiReply{text: "ok"}
 	if len(req.Tools) > 0 {
-		entry.Script, entry.Step = f.position(req.Messages)
+		entry.Script, entry.Step, entry.Prompt = f.position(req.Messages)
 		if steps := f.script[entry.Script]; entry.Step < len(steps) {
 			reply = steps[entry.Step]
 		}
+	}
+	if reply.status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(reply.status)
+		io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"scripted failure"}}`)
+		return
 	}
 	msgID := fmt.Sprintf("msg_%s_%d", entry.Script, entry.Step)
 	if req.Stream {
@@ -132,7 +142,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 
 // position finds the conversation's script and step: the latest user
 // message holding a marker, and the assistant messages after it.
-func (f *fakeAPI) position(msgs []apiMessage) (string, int) {
+func (f *fakeAPI) position(msgs []apiMessage) (string, int, string) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role != "user" {
 			continue
@@ -147,9 +157,9 @@ func (f *fakeAPI) position(msgs []apiMessage) (string, int) {
 				step++
 			}
 		}
-		return name, step
+		return name, step, string(msgs[i].Content)
 	}
-	return "", 0
+	return "", 0, ""
 }
 
 // marker is the NAME of the first "[[script:NAME]]" in s.
