@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -24,7 +25,8 @@ const claudeTimeout = 90 * time.Second
 
 // claudeBinary is the real Claude Code CLI: $CKPT_CLAUDE, else the copy
 // .ci/run installs under ~/.cache/ckpt-ci/claude, else `claude` on PATH.
-// The test is skipped when none is there or it is not the pinned version.
+// The test is skipped when none is there or it is not the pinned version,
+// and fails instead with CKPT_REAL_CLIENTS=1 (as in CI).
 func claudeBinary(t *testing.T) string {
 	t.Helper()
 	var candidates []string
@@ -47,7 +49,11 @@ func claudeBinary(t *testing.T) string {
 			return c
 		}
 	}
-	t.Skipf("the Claude Code CLI %s is not installed (npm install --prefix ~/.cache/ckpt-ci/claude @anthropic-ai/claude-code@%s, as .ci/run does, or set CKPT_CLAUDE)", claudeVersion, claudeVersion)
+	msg := fmt.Sprintf("the Claude Code CLI %s is not installed (npm install --prefix ~/.cache/ckpt-ci/claude @anthropic-ai/claude-code@%s, as .ci/run does, or set CKPT_CLAUDE)", claudeVersion, claudeVersion)
+	if os.Getenv("CKPT_REAL_CLIENTS") == "1" {
+		t.Fatal(msg + "; CKPT_REAL_CLIENTS=1 requires it")
+	}
+	t.Skip(msg)
 	return ""
 }
 

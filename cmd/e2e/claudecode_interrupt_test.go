@@ -43,6 +43,7 @@ func waitRunEnded(t *testing.T, ws *workspace, session, run string, within time.
 // the agent at the next prompt, and reverting the interrupted turn takes
 // back only what the agent wrote.
 func TestClaudeCodeInterrupt(t *testing.T) {
+	claudeBinary(t)
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m)
 		ws.write("a.txt", "a\n")
@@ -92,8 +93,10 @@ func TestClaudeCodeInterrupt(t *testing.T) {
 }
 
 // TestClaudeCodeStopFailure: an API error ends the turn with StopFailure,
-// not Stop; the run ends there, so the person's edit afterwards is drift.
+// not Stop; the run ends there, while the CLI is still up, so the person's
+// edit afterwards is drift.
 func TestClaudeCodeStopFailure(t *testing.T) {
+	claudeBinary(t)
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m)
 		c := newClaudeSession(t, ws, map[string][]apiReply{
@@ -103,7 +106,13 @@ func TestClaudeCodeStopFailure(t *testing.T) {
 			},
 		}, true)
 		ws.start()
-		c.turnAllowFailure("[[script:t1]] go")
+		// Driven through stdin, the CLI stays up after the turn: no
+		// SessionEnd ends the run for it.
+		p := c.startInteractive()
+		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t1]] go"}}`)
+		p.waitResult()
+		waitRunEnded(t, ws, c.id, "turn-1", 5*time.Second)
+		p.close()
 		names, _ := c.recordedPayloads()
 		var events []string
 		for _, n := range names {
@@ -113,7 +122,6 @@ func TestClaudeCodeStopFailure(t *testing.T) {
 		if got := strings.Join(events, " "); !strings.Contains(got, "PostToolUse StopFailure") || strings.Contains(got, " Stop ") {
 			t.Fatalf("the CLI sent %s; want PostToolUse then StopFailure and no Stop", got)
 		}
-		waitRunEnded(t, ws, c.id, "turn-1", 5*time.Second)
 		ws.write("p.txt", "by the person\n")
 		var r1 runDiffJSON
 		ws.ckptJSON(&r1, "diff", "--session", c.id, "--run", "turn-1")

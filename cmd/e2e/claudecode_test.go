@@ -19,6 +19,7 @@ const claudeUnformatted = "package main\nfunc main(){\nx:=1\n_ = x}\n"
 // and reverting turn 1, undoing that, restoring the baseline and undoing
 // that leave the tree byte for byte as expected.
 func TestClaudeCodeRealClient(t *testing.T) {
+	claudeBinary(t)
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m)
 		ws.write("a.txt", "name=old\n")
