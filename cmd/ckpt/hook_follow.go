@@ -33,15 +33,10 @@ func interruptInput(session string) integration.HookInput {
 	return integration.HookInput{Event: integration.EventInterrupt, SessionID: session}
 }
 
-// turnEnd reports whether a run end on this event ends the agent's turn,
-// after which the person is shown how to undo it.
-func turnEnd(event string) bool {
-	switch event {
-	case integration.EventStop, integration.EventSubagentStop, integration.EventStopFailure:
-		return true
-	}
-	return false
-}
+// turnEnd reports whether a run end on this event is where the person is
+// shown how to undo the turn: Claude Code shows a Stop hook's
+// systemMessage; it does not show SubagentStop's or StopFailure's.
+func turnEnd(event string) bool { return event == integration.EventStop }
 
 // transcriptStart is where a new run starts reading its transcript: its
 // current end (what is there was written before the run began).
