@@ -59,7 +59,6 @@ func TestClaudeCodeRealClient(t *testing.T) {
 		if st := ws.status(); st.Drifted {
 			t.Errorf("after turn 1: status drifted %v, want nothing outside runs (the background subagent's sub.txt is turn-1's)", kinds(st.Changes))
 		}
-		afterT1 := ws.tree()
 
 		ws.write("keep.txt", "edited by the person\n")
 		c.turn("[[script:t2]] one more")
@@ -90,7 +89,6 @@ func TestClaudeCodeRealClient(t *testing.T) {
 		assertTree(t, "after restore of turn-1's baseline", before, ws.tree())
 		ws.ckptJSON(&u, "undo", "--yes")
 		assertTree(t, "after undo of the restore", after, ws.tree())
-		_ = afterT1
 	})
 }
 
