@@ -121,7 +121,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 		st, out, err = applyHook(ctx, b, in, st, g.root)
 		return err
 	})(cmd, nil)
-	if st != saved {
+	if worthSaving(st, saved) {
 		if serr := hs.save(st); serr != nil && err == nil {
 			err = serr
 		}

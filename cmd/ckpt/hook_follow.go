@@ -66,6 +66,19 @@ func missedInterrupt(st *integration.HookState) bool {
 	return found
 }
 
+// offsetSaveStep is how far the hooks' transcript offset must move before
+// a hook saves it on its own: a state write (with its fsync) on every tool
+// call would cost more than re-reading up to this much of the transcript.
+const offsetSaveStep = 1 << 20
+
+// worthSaving reports whether the state changed enough to be written:
+// anything but the transcript offset, or the offset by offsetSaveStep.
+func worthSaving(st, saved integration.HookState) bool {
+	offset := st.TranscriptOffset - saved.TranscriptOffset
+	st.TranscriptOffset = saved.TranscriptOffset
+	return st != saved || offset >= offsetSaveStep || offset < 0
+}
+
 // startFollower starts `ckpt hook claude-code --follow-session S` in its own
 // session, detached: it outlives this hook. A failure to start it only
 // costs the early end of an interrupted run.
