@@ -38,7 +38,10 @@ func newHookCommand(g *globalOptions) *cobra.Command {
 UserPromptSubmit starts a run (turn-N of the Claude Code session) and tells
 the agent which files changed outside its runs since its last turn;
 PreToolUse and PostToolUse open and close a tool window around each call of
-a tool that may write; Stop and SessionEnd end the run.
+a tool that may write; Stop ends the run (once its background subagents
+have stopped: SubagentStop) and shows the person how to undo the turn
+(ckpt revert --session S --run R); StopFailure, SessionEnd and an interrupt
+the session's transcript records end it too.
 
 It never exits 2, which Claude Code reads as "block": any failure, bad input
 included, is one line on stderr and exit 1, which Claude Code reports and
