@@ -32,6 +32,7 @@ const maxRunIDRetries = 5
 
 func newHookCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{Use: "hook", Short: "Agent runtime hook handlers"}
+	var follow string
 	cc := &cobra.Command{
 		Use:   "claude-code",
 		Short: "Claude Code hook handler: reads the hook's JSON on stdin",
@@ -40,7 +41,10 @@ func newHookCommand(g *globalOptions) *cobra.Command {
 UserPromptSubmit starts a run (turn-N of the Claude Code session) and tells
 the agent which files changed outside its runs since its last turn;
 PreToolUse and PostToolUse open and close a tool window around each call of
-a tool that may write; Stop and SessionEnd end the run.
+a tool that may write; Stop ends the run (once its background subagents
+have stopped: SubagentStop) and shows the person how to undo the turn
+(ckpt revert --session S --run R); StopFailure, SessionEnd and an interrupt
+the session's transcript records end it too.
 
 It never exits 2, which Claude Code reads as "block": any failure, bad input
 included, is one line on stderr and exit 1, which Claude Code reports and
@@ -48,9 +52,14 @@ goes on. See integration/HOOKS.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
 			g.cmd = cmd
+			if follow != "" {
+				return hookFailure(followTranscript(cmd, g, follow))
+			}
 			return hookFailure(runHookClaudeCode(cmd, g, args, os.Stdin, os.Stdout))
 		},
 	}
+	cc.Flags().StringVar(&follow, "follow-session", "", "watch the session's transcript for an interrupt while its run is open (started by the hook itself)")
+	cc.Flags().MarkHidden("follow-session")
 	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	cmd.AddCommand(cc)
 	return cmd
@@ -106,19 +115,28 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 			return err
 		}
 	}
+	interrupted := missedInterrupt(&st)
 	var out []byte
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
+		if interrupted {
+			if st, _, err = applyHook(ctx, b, interruptInput(in.SessionID), st, g.root); err != nil {
+				return err
+			}
+		}
 		st, out, err = applyHook(ctx, b, in, st, g.root)
 		return err
 	})(cmd, nil)
-	if st != saved {
+	if worthSaving(st, saved) {
 		if serr := hs.save(st); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	if err != nil {
 		return err
+	}
+	if st.Run != "" && st.Run != saved.Run && st.Transcript != "" {
+		startFollower(in.SessionID, st.Workspace)
 	}
 	_, err = stdout.Write(out)
 	return err
@@ -149,7 +167,11 @@ func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claud
 				out = claudecode.ContextOutput(in.Event, claudecode.DriftContext(rs))
 			}
 		case claudecode.ActionRunEnd:
-			_, err = b.RunEnd(ctx, a.Session, a.Run)
+			if _, err = b.RunEnd(ctx, a.Session, a.Run); err == nil && turnEnd(in.Event) {
+				out = claudecode.UndoMessage(a.Session, a.Run)
+			}
+		case claudecode.ActionRunWait:
+			out = claudecode.WaitMessage(a.Session, a.Run)
 		case claudecode.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
 		case claudecode.ActionToolEnd:
@@ -165,6 +187,7 @@ func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claud
 		st = claudecode.Apply(st, a)
 		if a.Kind == claudecode.ActionRunStart {
 			st.Workspace = root
+			st.Transcript, st.TranscriptOffset = transcriptStart(in.TranscriptPath)
 		}
 	}
 	return st, out, nil

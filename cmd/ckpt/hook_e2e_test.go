@@ -217,8 +217,9 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 	if r := hook(post); r.stdout != "" {
 		t.Errorf("post tool use: stdout %q, want nothing", r.stdout)
 	}
-	if r := hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}); r.stdout != "" {
-		t.Errorf("stop: stdout %q, want nothing", r.stdout)
+	wantUndo := `{"systemMessage":"ckpt: to undo this turn: ckpt revert --session ` + session + ` --run turn-1"}` + "\n"
+	if r := hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}); r.stdout != wantUndo {
+		t.Errorf("stop: stdout %q, want %q (the one-line undo, shown to the person)", r.stdout, wantUndo)
 	}
 
 	// The run's diff is exactly the sed'ed file.

@@ -57,6 +57,9 @@ type HookInput struct {
 	Source         string // SessionStart
 	Reason         string // SessionEnd
 	AgentID        string // set inside subagents
+	// RunningSubagents: Stop, SubagentStop: the background subagents
+	// background_tasks lists as running (their agent ids).
+	RunningSubagents []string
 
 	// CallID is the tool call id ckpt uses: tool_use_id, or, when Claude
 	// Code sent none, a hash of the tool name and input (the same in
@@ -71,7 +74,7 @@ type HookInput struct {
 func known(event string) bool {
 	switch event {
 	case EventSessionStart, EventUserPromptSubmit, EventPreToolUse, EventPostToolUse,
-		EventPostToolUseFailure, EventStop, EventSessionEnd:
+		EventPostToolUseFailure, EventStop, EventSessionEnd, EventStopFailure, EventSubagentStop:
 		return true
 	}
 	return false
@@ -104,6 +107,7 @@ func ParseHook(data []byte) (HookInput, error) {
 	in.Source = optionalString(m, "source")
 	in.Reason = optionalString(m, "reason")
 	in.AgentID = optionalString(m, "agent_id")
+	in.RunningSubagents = runningSubagents(m)
 	in.ToolUseID = optionalString(m, "tool_use_id")
 	in.SessionID = optionalString(m, "session_id")
 	optionalBool(m, "stop_hook_active", &in.StopHookActive)
@@ -221,12 +225,17 @@ func truncate(s string, n int) string {
 	return s[:cut] + more
 }
 
-// readOnlyTools never write files: they get no tool window. Task and
-// Agent start a subagent whose own tool calls get windows of their own.
+// readOnlyTools never write files: they get no tool window. They are
+// Claude Code 2.1.332's tools (the tools of its API requests, and the
+// deferred ones ToolSearch loads) that only read or keep the session's own
+// records. Agent (formerly Task) starts a subagent whose own tool calls
+// get windows of their own.
 var readOnlyTools = map[string]bool{
-	"Read": true, "Glob": true, "Grep": true, "LS": true, "NotebookRead": true,
-	"WebFetch": true, "WebSearch": true, "TodoRead": true, "TodoWrite": true,
-	"ExitPlanMode": true, "BashOutput": true, "Task": true, "Agent": true,
+	"Read": true, "Glob": true, "Grep": true, "WebFetch": true, "WebSearch": true,
+	"TodoWrite": true, "ToolSearch": true, "ListAgents": true, "AskUserQuestion": true,
+	"EnterPlanMode": true, "ExitPlanMode": true, "ListMcpResourcesTool": true, "ReadMcpResourceTool": true,
+	"TaskCreate": true, "TaskGet": true, "TaskList": true, "TaskUpdate": true, "TaskOutput": true,
+	"Task": true, "Agent": true,
 }
 
 // Windowed reports whether a tool's calls get a tool window (a pre_write
@@ -246,6 +255,14 @@ type HookState struct {
 	// Workspace is the root the open run lives in: its tool windows and its
 	// end go there even if the agent cd'ed elsewhere.
 	Workspace string `json:"workspace,omitempty"`
+	// Waiting: the main agent stopped while background subagents ran; the
+	// run ends when they do.
+	Waiting bool `json:"waiting,omitempty"`
+	// Transcript is the open run's transcript_path, and TranscriptOffset
+	// how far the hooks have read it: an interrupt it records after that
+	// ends the run.
+	Transcript       string `json:"transcript,omitempty"`
+	TranscriptOffset int64  `json:"transcript_offset,omitempty"`
 }
 
 // NextRun is the id of the session's next run.
@@ -260,6 +277,9 @@ const (
 	ActionRunEnd    ActionKind = "run_end"
 	ActionToolStart ActionKind = "tool_start"
 	ActionToolEnd   ActionKind = "tool_end"
+	// ActionRunWait keeps the run open for its background subagents; it
+	// calls nothing.
+	ActionRunWait ActionKind = "run_wait"
 )
 
 // Action is one engine call, with every id filled in.
@@ -269,6 +289,8 @@ type Action struct {
 	Run     string
 	Call    string
 	Command string
+	// Agent is the subagent that made a tool call; "" for the main agent.
+	Agent string
 }
 
 // ToolRequest is the action as the engine's tool request.
@@ -281,7 +303,7 @@ func (a Action) ToolRequest() api.ToolRequest {
 // load the state or open the workspace.
 func Relevant(in HookInput) bool {
 	switch in.Event {
-	case EventUserPromptSubmit, EventStop, EventSessionEnd:
+	case EventUserPromptSubmit, EventStop, EventSessionEnd, EventStopFailure, EventSubagentStop, EventInterrupt:
 		return true
 	case EventPreToolUse, EventPostToolUse:
 		return Windowed(in.ToolName)
@@ -301,7 +323,11 @@ func Relevant(in HookInput) bool {
 //	PostToolUse(Failure)    close the call's window, if a run is open; a
 //	                        failure the person caused by interrupting also
 //	                        ends the run: the turn is over, and no Stop comes
-//	Stop, SessionEnd        end the open run, if any
+//	Stop                    end the open run, if any, unless background
+//	                        subagents still run: then the run waits for them
+//	SubagentStop            end a waiting run when its last subagent stops
+//	StopFailure, SessionEnd end the open run, if any; so does an interrupt
+//	                        the transcript records (EventInterrupt)
 //	anything else           nothing
 //
 // Read-only tools get no window. Apply each action's effect on the state,
@@ -327,7 +353,7 @@ func Plan(in HookInput, st HookState) []Action {
 			run = st.NextRun()
 			acts = append(acts, Action{Kind: ActionRunStart, Session: s, Run: run})
 		}
-		acts = append(acts, Action{Kind: ActionToolStart, Session: s, Run: run, Call: in.CallID, Command: in.Command})
+		acts = append(acts, Action{Kind: ActionToolStart, Session: s, Run: run, Call: in.CallID, Command: in.Command, Agent: in.AgentID})
 	case EventPostToolUse, EventPostToolUseFailure:
 		if st.Run == "" {
 			return nil
@@ -342,7 +368,11 @@ func Plan(in HookInput, st HookState) []Action {
 		if in.IsInterrupt {
 			endOpen()
 		}
-	case EventStop, EventSessionEnd:
+	case EventStop:
+		return planStop(in, st)
+	case EventSubagentStop:
+		return planSubagentStop(in, st)
+	case EventSessionEnd, EventStopFailure, EventInterrupt:
 		endOpen()
 	}
 	return acts
@@ -359,10 +389,16 @@ func Apply(st HookState, a Action) HookState {
 				st.Turns = n
 			}
 		}
-		st.Run = a.Run
+		st.Run, st.Waiting = a.Run, false
 	case ActionRunEnd:
 		if st.Run == a.Run {
-			st.Run, st.Workspace = "", ""
+			st.Run, st.Workspace, st.Waiting, st.Transcript, st.TranscriptOffset = "", "", false, "", 0
+		}
+	case ActionRunWait:
+		st.Waiting = st.Run == a.Run
+	case ActionToolStart:
+		if a.Agent == "" {
+			st.Waiting = false // the main agent goes on: its next Stop decides
 		}
 	}
 	return st

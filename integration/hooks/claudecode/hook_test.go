@@ -496,7 +496,7 @@ func TestSettingsExample(t *testing.T) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{EventUserPromptSubmit, EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventStop, EventSessionEnd}
+	want := []string{EventUserPromptSubmit, EventPreToolUse, EventPostToolUse, EventPostToolUseFailure, EventStop, EventStopFailure, EventSubagentStop, EventSessionEnd}
 	if len(s.Hooks) != len(want) {
 		t.Errorf("registers %d events, want %v", len(s.Hooks), want)
 	}
