@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/codex"
+	"github.com/ckptdev/ckpt/integration/hooks/cursor"
+	"github.com/ckptdev/ckpt/integration/hooks/gemini"
+)
+
+// addRuntimeHookCommands adds `ckpt hook codex|gemini|cursor`: the same
+// core as claude-code (a run per turn, a tool window per writing tool
+// call) behind each runtime's adapter.
+func addRuntimeHookCommands(parent *cobra.Command, g *globalOptions) {
+	for _, r := range []struct {
+		adapter func() hooks.Adapter
+		name    string
+		events  string
+	}{
+		{func() hooks.Adapter { return codex.Adapter{} }, "Codex",
+			"UserPromptSubmit starts a run (turn-N of the Codex session) and tells the\nagent what changed outside its runs; PreToolUse and PostToolUse open and\nclose a tool window around each Bash, apply_patch and MCP call; Stop ends\nthe run and shows the command that undoes it."},
+		{func() hooks.Adapter { return gemini.Adapter{ProjectDir: os.Getenv("GEMINI_PROJECT_DIR")} }, "Gemini CLI",
+			"BeforeAgent starts a run (turn-N of the Gemini session) and tells the agent\nwhat changed outside its runs; BeforeTool and AfterTool open and close a\ntool window around each call of a tool that may write; AfterAgent ends the\nrun and shows the command that undoes it; SessionEnd ends an open run."},
+		{func() hooks.Adapter { return cursor.Adapter{} }, "Cursor",
+			"beforeSubmitPrompt starts a run (turn-N of the conversation); preToolUse\nand postToolUse(Failure) open and close a tool window around each call of\na tool that may write; stop and sessionEnd end the run."},
+	} {
+		a := r.adapter()
+		name := a.Runtime()
+		cmd := &cobra.Command{
+			Use:   name,
+			Short: r.name + " hook handler: reads the hook's JSON on stdin",
+			Long: r.name + " hook handler: reads the hook's JSON on stdin.\n\n" + r.events + `
+
+It never exits 2, which the runtime reads as "block": any failure, bad
+input included, is one line on stderr and exit 1, which it reports and goes
+past. Install it with ` + "`ckpt integrate " + name + "`" + `; see integration/HOOKS.md.`,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				g.entered = true
+				g.cmd = cmd
+				return runtimeHookFailure(name, runRuntimeHook(cmd, g, r.adapter(), args, os.Stdin, os.Stdout))
+			},
+		}
+		cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return runtimeHookFailure(name, err) })
+		parent.AddCommand(cmd)
+	}
+}
+
+// runtimeHookFailure reports err on stderr and turns it into exit 1: for
+// every runtime, 2 blocks the agent.
+func runtimeHookFailure(runtime string, err error) error {
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "ckpt: hook %s: %s\n", runtime, strings.ReplaceAll(err.Error(), "\n", " "))
+	return exitError{1}
+}
+
+func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) > 0 {
+		return fmt.Errorf("takes no arguments, got %q", args)
+	}
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return fmt.Errorf("reads a hook's JSON on stdin; install it with `ckpt integrate %s`", a.Runtime())
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	if len(data) > maxHookInput {
+		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
+	}
+	ev, err := a.Parse(data)
+	if err != nil {
+		return err
+	}
+	if !hooks.Relevant(a, ev) {
+		return nil
+	}
+	base, err := config.Load(config.Options{Flags: cmd.Flags()})
+	if err != nil {
+		return err
+	}
+	hs, err := openHookState(base.StateDir, a.Runtime(), ev.SessionID)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	st := hs.load()
+	saved := st
+	if g.dir == "" {
+		if g.dir, err = hookWorkspace(ev.HookInput, st, base.StateDir, ev.ProjectDir); err != nil {
+			return err
+		}
+	}
+	var out []byte
+	err = run(g, func(ctx context.Context, b backend) error {
+		var o hooks.Outcome
+		var err error
+		st, o, err = applyRuntimeHook(ctx, b, ev, st, g.root)
+		if err == nil {
+			out = a.Output(o)
+		}
+		return err
+	})(cmd, nil)
+	if st != saved {
+		if serr := hs.save(st); serr != nil && err == nil {
+			err = serr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+// applyRuntimeHook carries out the event's plan (integration.Plan, the
+// core every runtime shares) on the engine, action by action, and returns
+// the session's new state (as far as the actions succeeded) and what the
+// engine answered.
+func applyRuntimeHook(ctx context.Context, b backend, ev hooks.Event, st integration.HookState, root string) (integration.HookState, hooks.Outcome, error) {
+	o := hooks.Outcome{Event: ev}
+	acts := integration.Plan(ev.HookInput, st)
+	retries := 0
+	for i := 0; i < len(acts); i++ {
+		a := acts[i]
+		var err error
+		switch a.Kind {
+		case integration.ActionRunStart:
+			var rs drift.RunStart
+			rs, err = b.RunStart(ctx, a.Session, a.Run)
+			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
+				// The id was used before: the state was lost. Take the next.
+				retries++
+				st.Turns++
+				acts, i = integration.Plan(ev.HookInput, st), -1
+				continue
+			}
+			o.Started = &rs
+		case integration.ActionRunEnd:
+			var re drift.RunEnd
+			re, err = b.RunEnd(ctx, a.Session, a.Run)
+			o.Ended = &re
+		case integration.ActionToolStart:
+			_, err = b.ToolStart(ctx, a.ToolRequest())
+		case integration.ActionToolEnd:
+			var te drift.ToolEnd
+			te, err = b.ToolEnd(ctx, a.ToolRequest())
+			o.ToolEnd = &te
+		}
+		if err != nil {
+			return st, hooks.Outcome{Event: ev}, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
+		}
+		st = integration.Apply(st, a)
+		if a.Kind == integration.ActionRunStart {
+			st.Workspace = root
+		}
+	}
+	return st, o, nil
+}

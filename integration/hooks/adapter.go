@@ -1,0 +1,65 @@
+// Package hooks holds what the agent runtimes' hook adapters share: the
+// Adapter interface through which `ckpt hook RUNTIME` drives the one
+// core (integration.Plan: a run per turn, a tool window per writing tool
+// call), and lenient payload readers. Each runtime's package
+// (hooks/codex, hooks/gemini, hooks/cursor) maps its own events onto the
+// core's (integration.Event*) and formats its own answers; hooks/install
+// writes the runtimes' settings files.
+package hooks
+
+import (
+	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration"
+)
+
+// Event is one hook payload in the core's terms: Event is one of
+// integration.EventUserPromptSubmit, EventPreToolUse, EventPostToolUse,
+// EventStop, EventSessionEnd (anything else is ignored), SessionID and,
+// for tool events, ToolName, CallID and Command are set.
+type Event struct {
+	integration.HookInput
+	// Native is the runtime's own event name, for its answer.
+	Native string
+	// ProjectDir is the project the runtime says it works in, when it
+	// says (Cursor's workspace_roots, $GEMINI_PROJECT_DIR): the
+	// workspace when no known workspace is nearer the hook's cwd.
+	ProjectDir string
+}
+
+// Outcome is what the engine answered while handling one event: the run
+// it started, the tool window it closed, the run it ended (each nil when
+// the event did not do that).
+type Outcome struct {
+	Event   Event
+	Started *drift.RunStart
+	ToolEnd *drift.ToolEnd
+	Ended   *drift.RunEnd
+}
+
+// Adapter is one runtime's side of `ckpt hook RUNTIME`.
+type Adapter interface {
+	// Runtime is the name in `ckpt hook RUNTIME`.
+	Runtime() string
+	// Parse reads a payload. Bad input (not a JSON object, no event
+	// name, no usable session or tool name where the core needs them) is
+	// an error marked drift.ErrInvalid.
+	Parse(data []byte) (Event, error)
+	// Windowed reports whether calls of the tool get a tool window: not
+	// the runtime's read-only tools.
+	Windowed(tool string) bool
+	// Output is what to print on stdout for the runtime, nil for
+	// nothing.
+	Output(o Outcome) []byte
+}
+
+// Relevant reports whether the event can lead to any engine call: when
+// it is false the command need not open the store.
+func Relevant(a Adapter, ev Event) bool {
+	switch ev.Event {
+	case integration.EventUserPromptSubmit, integration.EventStop, integration.EventSessionEnd:
+		return true
+	case integration.EventPreToolUse, integration.EventPostToolUse:
+		return a.Windowed(ev.ToolName) && integration.Relevant(ev.HookInput)
+	}
+	return false
+}

@@ -1,0 +1,128 @@
+// Package cursor is Cursor's side of `ckpt hook cursor` and `ckpt
+// integrate cursor`. Cursor's agent hooks (cursor.com/docs/hooks) send
+// hook_event_name, conversation_id, generation_id, workspace_roots and,
+// per event: prompt (beforeSubmitPrompt), tool_name, tool_input,
+// tool_use_id and cwd (preToolUse, postToolUse, postToolUseFailure),
+// status (stop: "completed", "aborted" or "error"). Exit code 2 denies
+// the action; any other failure is fail-open (the agent goes on).
+// beforeSubmitPrompt cannot add context; postToolUse can
+// (additional_context); stop's only answer, followup_message, would make
+// the agent go on, so ckpt prints nothing there.
+package cursor
+
+import (
+	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/install"
+)
+
+// Cursor's events that ckpt acts on.
+const (
+	EventBeforeSubmitPrompt = "beforeSubmitPrompt"
+	EventPreToolUse         = "preToolUse"
+	EventPostToolUse        = "postToolUse"
+	EventPostToolUseFailure = "postToolUseFailure"
+	EventStop               = "stop"
+	EventSessionEnd         = "sessionEnd"
+)
+
+// Install is where Cursor reads hooks and what ckpt registers: timeouts
+// in seconds.
+var Install = install.Spec{
+	Runtime:     "cursor",
+	ProjectFile: ".cursor/hooks.json",
+	UserFile:    ".cursor/hooks.json",
+	Layout:      install.Flat,
+	TimeoutUnit: "s",
+	TopLevel:    map[string]any{"version": 1},
+	Hooks: []install.Hook{
+		{Event: EventBeforeSubmitPrompt, Timeout: 120},
+		{Event: EventPreToolUse, Timeout: 60},
+		{Event: EventPostToolUse, Timeout: 60},
+		{Event: EventPostToolUseFailure, Timeout: 60},
+		{Event: EventStop, Timeout: 60},
+		{Event: EventSessionEnd, Timeout: 60},
+	},
+}
+
+// Shell is Cursor's shell tool; its input's "command" is the command.
+const Shell = "Shell"
+
+// readOnly are Cursor's agent tools that never write a file; Task starts
+// a subagent whose own tool calls get windows.
+var readOnly = map[string]bool{
+	"Read": true, "Grep": true, "Glob": true, "LS": true, "SemanticSearch": true,
+	"WebSearch": true, "WebFetch": true, "TodoWrite": true, "ReadLints": true, "Task": true,
+}
+
+// Adapter is Cursor's hooks.Adapter.
+type Adapter struct{}
+
+// Runtime implements hooks.Adapter.
+func (Adapter) Runtime() string { return "cursor" }
+
+// Windowed implements hooks.Adapter.
+func (Adapter) Windowed(tool string) bool { return !readOnly[tool] }
+
+// Parse implements hooks.Adapter.
+func (Adapter) Parse(data []byte) (hooks.Event, error) {
+	p, err := hooks.Decode(data)
+	if err != nil {
+		return hooks.Event{}, err
+	}
+	native, err := p.Required("hook_event_name")
+	if err != nil {
+		return hooks.Event{}, err
+	}
+	ev := hooks.Event{Native: native}
+	roots := p.Strings("workspace_roots")
+	if len(roots) > 0 {
+		ev.ProjectDir = roots[0]
+	}
+	ev.Cwd = p.String("cwd")
+	if ev.Cwd == "" {
+		ev.Cwd = ev.ProjectDir
+	}
+	ev.TranscriptPath = p.String("transcript_path")
+	ev.Prompt = p.String("prompt")
+	switch native {
+	case EventBeforeSubmitPrompt:
+		ev.Event = integration.EventUserPromptSubmit
+	case EventPreToolUse:
+		ev.Event = integration.EventPreToolUse
+	case EventPostToolUse, EventPostToolUseFailure:
+		ev.Event = integration.EventPostToolUse
+	case EventStop:
+		ev.Event = integration.EventStop
+	case EventSessionEnd:
+		ev.Event = integration.EventSessionEnd
+	default:
+		return ev, nil
+	}
+	if ev.SessionID, err = p.ID("conversation_id"); err != nil {
+		return hooks.Event{}, err
+	}
+	if ev.Event != integration.EventPreToolUse && ev.Event != integration.EventPostToolUse {
+		return ev, nil
+	}
+	if ev.ToolName, err = p.Required("tool_name"); err != nil {
+		return hooks.Event{}, err
+	}
+	ev.ToolUseID = p.String("tool_use_id")
+	ev.CallID = hooks.CallID(ev.ToolUseID, ev.ToolName, p["tool_input"])
+	ev.Command = hooks.ToolCommand(ev.ToolName, p.Object("tool_input"), ev.ToolName == Shell, "command", "file_path", "path", "target_file")
+	return ev, nil
+}
+
+// Output implements hooks.Adapter: after a tool call that changed files
+// ckpt could not store, postToolUse's additional_context says so.
+// Nothing else: beforeSubmitPrompt takes no context, stop's answer would
+// continue the agent.
+func (Adapter) Output(o hooks.Outcome) []byte {
+	if o.ToolEnd != nil && o.Event.Native == EventPostToolUse {
+		if text := integration.UncoveredContext(*o.ToolEnd); text != "" {
+			return hooks.JSONLine(map[string]string{"additional_context": text})
+		}
+	}
+	return nil
+}
