@@ -47,7 +47,7 @@ func TestMergeKeepsTheirsAndIsIdempotent(t *testing.T) {
 	if err != nil || changed || string(again) != s {
 		t.Fatalf("second merge: changed %v, err %v, same bytes %v", changed, err, string(again) == s)
 	}
-	if !Installed(grouped, out) || Installed(grouped, []byte(theirs)) {
+	if !Installed(grouped, out, "") || Installed(grouped, []byte(theirs), "") {
 		t.Errorf("Installed wrong")
 	}
 	// A new binary path replaces the entries in place.
@@ -55,14 +55,14 @@ func TestMergeKeepsTheirsAndIsIdempotent(t *testing.T) {
 	if err != nil || !changed || strings.Contains(string(moved), "/opt/ckpt dir") || strings.Count(string(moved), "hook codex") != 3 {
 		t.Fatalf("re-merge with a new path: changed %v err %v:\n%s", changed, err, moved)
 	}
-	removed, changed, err := Remove(grouped, "hooks.json", out)
+	removed, changed, err := Remove(grouped, "hooks.json", out, "")
 	if err != nil || !changed {
 		t.Fatalf("remove: changed %v err %v", changed, err)
 	}
 	if strings.Contains(string(removed), "ckpt") || !strings.Contains(string(removed), "guard --strict") || strings.Contains(string(removed), "UserPromptSubmit") {
 		t.Errorf("after remove:\n%s", removed)
 	}
-	if _, changed, _ := Remove(grouped, "hooks.json", removed); changed {
+	if _, changed, _ := Remove(grouped, "hooks.json", removed, ""); changed {
 		t.Errorf("second remove changed the file")
 	}
 	_ = cmd
@@ -91,7 +91,7 @@ func TestMalformedRefused(t *testing.T) {
 		}
 	}
 	out, changed, err := Merge(grouped, "empty.json", nil, "ckpt hook codex")
-	if err != nil || !changed || !Installed(grouped, out) {
+	if err != nil || !changed || !Installed(grouped, out, "") {
 		t.Errorf("empty file: %v %v", changed, err)
 	}
 }
@@ -107,7 +107,7 @@ func TestFlatLayout(t *testing.T) {
 	if !strings.Contains(string(out2), `"version": 1`) {
 		t.Errorf("new file lacks version:\n%s", out2)
 	}
-	back, _, _ := Remove(s, "f", out)
+	back, _, _ := Remove(s, "f", out, "")
 	if strings.Contains(string(back), "ckpt") || !strings.Contains(string(back), "audit.sh") {
 		t.Errorf("removed:\n%s", back)
 	}
@@ -124,7 +124,7 @@ func TestIsCkptCommand(t *testing.T) {
 		"echo ckpt hook codex":        false,
 		"/usr/bin/ckpt hook":          false,
 	} {
-		if got := IsCkptCommand(cmd, "codex"); got != want {
+		if got := IsCkptCommand(cmd, "codex", "/opt/ckpt-dev"); got != want {
 			t.Errorf("IsCkptCommand(%q) = %v", cmd, got)
 		}
 	}

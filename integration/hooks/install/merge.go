@@ -21,7 +21,7 @@ func Merge(s Spec, path string, data []byte, command string) (out []byte, change
 		hooks = newObject()
 		doc.set("hooks", hooks)
 	}
-	at := strip(s, hooks)
+	at := strip(s, hooks, firstWord(command))
 	for _, h := range s.Hooks {
 		arr, _ := hooks.get(h.Event)
 		list, ok := arr.([]any)
@@ -45,9 +45,11 @@ func Merge(s Spec, path string, data []byte, command string) (out []byte, change
 }
 
 // Remove returns the settings file data without ckpt's hooks for
-// s.Runtime. An event (and "hooks" itself) left empty by the removal goes
-// too. changed is false, and out is data, when there were none.
-func Remove(s Spec, path string, data []byte) (out []byte, changed bool, err error) {
+// s.Runtime (self, when not "", is the running binary: its commands are
+// ckpt's whatever its name). An event (and "hooks" itself) left empty by
+// the removal goes too. changed is false, and out is data, when there
+// were none.
+func Remove(s Spec, path string, data []byte, self string) (out []byte, changed bool, err error) {
 	doc, hooks, err := load(path, data)
 	if err != nil {
 		return nil, false, err
@@ -56,7 +58,7 @@ func Remove(s Spec, path string, data []byte) (out []byte, changed bool, err err
 	if hooks == nil {
 		return data, false, nil
 	}
-	if len(strip(s, hooks)) == 0 {
+	if len(strip(s, hooks, self)) == 0 {
 		return data, false, nil
 	}
 	if len(hooks.keys) == 0 {
@@ -66,13 +68,13 @@ func Remove(s Spec, path string, data []byte) (out []byte, changed bool, err err
 }
 
 // Installed reports whether the settings data hold any ckpt hook of
-// s.Runtime. Unreadable data hold none.
-func Installed(s Spec, data []byte) bool {
+// s.Runtime (self as for Remove). Unreadable data hold none.
+func Installed(s Spec, data []byte, self string) bool {
 	_, hooks, err := load("", data)
 	if err != nil || hooks == nil {
 		return false
 	}
-	return len(strip(s, hooks)) > 0
+	return len(strip(s, hooks, self)) > 0
 }
 
 func load(path string, data []byte) (*object, *object, error) {
@@ -102,7 +104,7 @@ func result(data, before []byte, doc *object) ([]byte, bool, error) {
 // strip takes ckpt's handlers of s.Runtime out of every event, and says,
 // for each event it took one from, the index in the event's list where
 // the first one was. An event whose list it empties is deleted.
-func strip(s Spec, hooks *object) map[string]int {
+func strip(s Spec, hooks *object, self string) map[string]int {
 	at := map[string]int{}
 	for _, event := range append([]string(nil), hooks.keys...) {
 		v, _ := hooks.get(event)
@@ -112,7 +114,7 @@ func strip(s Spec, hooks *object) map[string]int {
 		}
 		var kept []any
 		for _, e := range list {
-			keep, removed := stripEntry(s, e)
+			keep, removed := stripEntry(s, e, self)
 			if removed {
 				if _, seen := at[event]; !seen {
 					at[event] = len(kept)
@@ -136,13 +138,13 @@ func strip(s Spec, hooks *object) map[string]int {
 
 // stripEntry is one element of an event's list without ckpt's handlers
 // (nil when nothing is left of it), and whether it had any.
-func stripEntry(s Spec, e any) (any, bool) {
+func stripEntry(s Spec, e any, self string) (any, bool) {
 	o, ok := e.(*object)
 	if !ok {
 		return e, false
 	}
 	if s.Layout == Flat {
-		if isCkpt(s, o) {
+		if isCkpt(s, o, self) {
 			return nil, true
 		}
 		return e, false
@@ -154,7 +156,7 @@ func stripEntry(s Spec, e any) (any, bool) {
 	}
 	var kept []any
 	for _, h := range handlers {
-		if ho, ok := h.(*object); ok && isCkpt(s, ho) {
+		if ho, ok := h.(*object); ok && isCkpt(s, ho, self) {
 			continue
 		}
 		kept = append(kept, h)
@@ -169,10 +171,17 @@ func stripEntry(s Spec, e any) (any, bool) {
 	return o, true
 }
 
-func isCkpt(s Spec, handler *object) bool {
+func isCkpt(s Spec, handler *object, self string) bool {
 	c, _ := handler.get("command")
 	cmd, ok := c.(string)
-	return ok && IsCkptCommand(cmd, s.Runtime)
+	return ok && IsCkptCommand(cmd, s.Runtime, self)
+}
+
+func firstWord(command string) string {
+	if w := shellWords(command); len(w) > 0 {
+		return w[0]
+	}
+	return ""
 }
 
 // entry is the list element that registers ckpt for one event.

@@ -89,11 +89,12 @@ func ShellQuote(s string) string {
 }
 
 // IsCkptCommand reports whether a hook command runs `ckpt hook RUNTIME`:
-// its first word is a binary named ckpt (by any path), the next two are
-// hook and the runtime.
-func IsCkptCommand(command, runtime string) bool {
+// its first word is a binary named ckpt (by any path), or self (the
+// running ckpt, whatever its name) when that is not "", and the next two
+// are hook and the runtime.
+func IsCkptCommand(command, runtime, self string) bool {
 	w := shellWords(command)
-	return len(w) >= 3 && filepath.Base(w[0]) == "ckpt" && w[1] == "hook" && w[2] == runtime
+	return len(w) >= 3 && (filepath.Base(w[0]) == "ckpt" || self != "" && w[0] == self) && w[1] == "hook" && w[2] == runtime
 }
 
 // shellWords splits a command line the way a POSIX shell splits simple
