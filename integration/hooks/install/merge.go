@@ -36,6 +36,7 @@ func Merge(s Spec, path string, data []byte, command string) (out []byte, change
 		at[h.Event] = pos + 1
 		hooks.set(h.Event, list)
 	}
+	dropEmptied(hooks, at)
 	for k, v := range s.TopLevel {
 		if _, ok := doc.get(k); !ok {
 			doc.set(k, v)
@@ -58,9 +59,11 @@ func Remove(s Spec, path string, data []byte, self string) (out []byte, changed 
 	if hooks == nil {
 		return data, false, nil
 	}
-	if len(strip(s, hooks, self)) == 0 {
+	at := strip(s, hooks, self)
+	if len(at) == 0 {
 		return data, false, nil
 	}
+	dropEmptied(hooks, at)
 	if len(hooks.keys) == 0 {
 		doc.del("hooks")
 	}
@@ -103,7 +106,8 @@ func result(data, before []byte, doc *object) ([]byte, bool, error) {
 
 // strip takes ckpt's handlers of s.Runtime out of every event, and says,
 // for each event it took one from, the index in the event's list where
-// the first one was. An event whose list it empties is deleted.
+// the first one was. An event whose list it empties keeps its place, with
+// an empty list, for dropEmptied.
 func strip(s Spec, hooks *object, self string) map[string]int {
 	at := map[string]int{}
 	for _, event := range append([]string(nil), hooks.keys...) {
@@ -127,13 +131,23 @@ func strip(s Spec, hooks *object, self string) map[string]int {
 		if _, took := at[event]; !took {
 			continue
 		}
-		if len(kept) == 0 {
-			hooks.del(event)
-		} else {
-			hooks.set(event, kept)
+		if kept == nil {
+			kept = []any{}
 		}
+		hooks.set(event, kept) // in its place: Merge may fill it again
 	}
 	return at
+}
+
+// dropEmptied deletes the events strip emptied that are still empty.
+func dropEmptied(hooks *object, at map[string]int) {
+	for event := range at {
+		if v, _ := hooks.get(event); v != nil {
+			if list, ok := v.([]any); ok && len(list) == 0 {
+				hooks.del(event)
+			}
+		}
+	}
 }
 
 // stripEntry is one element of an event's list without ckpt's handlers
