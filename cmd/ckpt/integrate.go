@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -264,17 +266,82 @@ func planIntegrate(r agentRuntime, o integrateOptions, dir, exe string) ([]setti
 		return nil, usageError{fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)}
 	}
 	changes := []settingsChange{hooksFile}
-	if r.spec.Runtime == "codex" && !o.uninstall {
-		cfg, err := readSettings(filepath.Join(dir, codex.Config))
+	if r.spec.Runtime == "codex" {
+		more, err := planCodexConfig(o, dir, exe, hooksFile)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)}
+		}
+		changes = append(changes, more...)
+	}
+	return changes, nil
+}
+
+// planCodexConfig is Codex's config.toml changes: the hooks feature flag
+// beside hooks.json, and, in your ~/.codex/config.toml (Codex reads trust
+// only there), the trust records of ckpt's handlers, so that Codex runs
+// them without asking for a review; the records of ckpt's handlers that
+// are gone are removed. --uninstall removes ckpt's records and keeps the
+// flag.
+func planCodexConfig(o integrateOptions, dir, exe string, hooksFile settingsChange) ([]settingsChange, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("home directory: %w", err)
+	}
+	flagFile := filepath.Join(dir, codex.Config)
+	trustFile := filepath.Join(home, codex.Config)
+	files := map[string]*settingsChange{}
+	var order []string
+	get := func(path string) (*settingsChange, error) {
+		if c, ok := files[path]; ok {
+			return c, nil
+		}
+		c, err := readSettings(path)
 		if err != nil {
 			return nil, err
 		}
-		if cfg.new, cfg.changed, err = install.EnableFlag(cfg.path, cfg.old, codex.FeatureTable, codex.FeatureKey); err != nil {
-			return nil, usageError{fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)}
-		}
-		changes = append(changes, cfg)
+		c.new = c.old
+		files[path] = &c
+		order = append(order, path)
+		return &c, nil
 	}
-	return changes, nil
+	if !o.uninstall {
+		c, err := get(flagFile)
+		if err != nil {
+			return nil, err
+		}
+		if c.new, _, err = install.EnableFlag(c.path, c.new, codex.FeatureTable, codex.FeatureKey); err != nil {
+			return nil, err
+		}
+	}
+	c, err := get(trustFile)
+	if err != nil {
+		return nil, err
+	}
+	var keep []install.Subtable
+	if !o.uninstall {
+		for _, t := range codex.Trusts(hooksFile.path, hooksFile.new, exe) {
+			keep = append(keep, install.Subtable{Name: t.Key, Value: t.Hash})
+		}
+	}
+	var stale []string
+	for _, t := range codex.Trusts(hooksFile.path, hooksFile.old, exe) {
+		if !slices.ContainsFunc(keep, func(k install.Subtable) bool { return k.Name == t.Key }) {
+			stale = append(stale, t.Key)
+		}
+	}
+	if c.new, _, err = install.RemoveSubtables(c.path, c.new, codex.TrustTable, stale); err != nil {
+		return nil, err
+	}
+	if c.new, _, err = install.SetSubtables(c.path, c.new, codex.TrustTable, codex.TrustKey, keep); err != nil {
+		return nil, err
+	}
+	var out []settingsChange
+	for _, path := range order {
+		c := files[path]
+		c.changed = !bytes.Equal(c.new, c.old) || !c.existed && len(c.new) > 0
+		out = append(out, *c)
+	}
+	return out, nil
 }
 
 func readSettings(path string) (settingsChange, error) {
@@ -334,10 +401,11 @@ func reportIntegrate(g *globalOptions, runtime string, o integrateOptions, chang
 			fmt.Printf("%s: would change %s:\n%s", runtime, f.File, f.Diff)
 		default:
 			verb := "merged ckpt's hooks into"
-			if o.uninstall {
+			switch {
+			case i > 0:
+				verb = "updated"
+			case o.uninstall:
 				verb = "removed ckpt's hooks from"
-			} else if i > 0 {
-				verb = "turned hooks on in"
 			}
 			backup := "a new file"
 			if f.Backup != "" {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/ckptdev/ckpt/integration/hooks/codex"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
 )
 
@@ -123,9 +126,19 @@ func integrateScenario(t *testing.T, bin, self string, r agentRuntime, user bool
 		if !install.FlagSet(data, "features", "hooks") || !bytes.HasPrefix(data, []byte("# my settings\n")) || !bytes.Contains(data, []byte("web_search = true")) {
 			t.Errorf("config.toml after integrate:\n%s", data)
 		}
-		if len(res.Also) != 1 || !res.Also[0].Changed || res.Also[0].File != toml {
-			t.Errorf("also: %+v", res.Also)
+		wantAlso := []string{toml}
+		if !user {
+			wantAlso = append(wantAlso, filepath.Join(home, ".codex", "config.toml"))
 		}
+		if len(res.Also) != len(wantAlso) {
+			t.Errorf("also: %+v, want %v", res.Also, wantAlso)
+		}
+		for i, a := range res.Also {
+			if i < len(wantAlso) && (!a.Changed || a.File != wantAlso[i]) {
+				t.Errorf("also[%d]: %+v, want %s changed", i, a, wantAlso[i])
+			}
+		}
+		checkCodexTrust(t, file, installed, self, wantAlso[len(wantAlso)-1], true)
 	}
 	runInstalledHook(t, r.spec, installed, env, tmp, ws)
 
@@ -151,6 +164,9 @@ func integrateScenario(t *testing.T, bin, self string, r agentRuntime, user bool
 	if !un.Changed || !reflect.DeepEqual(decodeJSON(t, removed), decodeJSON(t, orig)) {
 		t.Errorf("uninstall: %+v; file is\n%s\nwant (as JSON) the original\n%s", un, removed, orig)
 	}
+	if r.spec.Runtime == "codex" {
+		checkCodexTrust(t, file, installed, self, filepath.Join(home, ".codex", "config.toml"), false)
+	}
 	if un2 := runIntegrate(t, bin, env, tmp, append(args, "--uninstall")...); un2.Changed {
 		t.Errorf("second uninstall changed the file: %+v", un2)
 	}
@@ -166,6 +182,22 @@ func integrateScenario(t *testing.T, bin, self string, r agentRuntime, user bool
 	after, _ = filepath.Glob(file + ".ckpt-backup-*")
 	if rr.code != 2 || strings.Count(rr.stderr, "\n") != 1 || !strings.Contains(rr.stderr, file) || !bytes.Equal(now, bad) || len(after) != len(before) {
 		t.Errorf("malformed: exit %d, stderr %q, file unchanged %v, backups %d→%d", rr.code, rr.stderr, bytes.Equal(now, bad), len(before), len(after))
+	}
+	if r.spec.Runtime == "codex" {
+		// A malformed config.toml refuses the whole change: hooks.json too.
+		badTOML := []byte("[features\nhooks = true\n")
+		if err := os.WriteFile(file, orig, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(toml, badTOML, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rr := hookExec(t, bin, env, tmp, nil, plain...)
+		hj, _ := os.ReadFile(file)
+		ct, _ := os.ReadFile(toml)
+		if rr.code != 2 || strings.Count(rr.stderr, "\n") != 1 || !strings.Contains(rr.stderr, toml) || !bytes.Equal(hj, orig) || !bytes.Equal(ct, badTOML) {
+			t.Errorf("malformed config.toml: exit %d, stderr %q, hooks.json unchanged %v, config.toml unchanged %v", rr.code, rr.stderr, bytes.Equal(hj, orig), bytes.Equal(ct, badTOML))
+		}
 	}
 }
 
@@ -287,5 +319,29 @@ func TestIntegrateBadUsage(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(tmp, "home")); len(entries) > 0 {
 		t.Errorf("bad usage wrote in the home directory")
+	}
+}
+
+// checkCodexTrust: the user's config.toml trusts each of ckpt's Codex
+// handlers (so Codex runs them without a review), or, after an
+// uninstall, none of them.
+func checkCodexTrust(t *testing.T, hooksFile string, hooksJSON []byte, self, config string, want bool) {
+	t.Helper()
+	trusts := codex.Trusts(hooksFile, hooksJSON, self)
+	if len(trusts) != len(codex.Install.Hooks) {
+		t.Fatalf("%d trust records for %d hooks", len(trusts), len(codex.Install.Hooks))
+	}
+	data, _ := os.ReadFile(config)
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", config, err)
+	}
+	hooks, _ := doc["hooks"].(map[string]any)
+	state, _ := hooks["state"].(map[string]any)
+	for _, tr := range trusts {
+		entry, _ := state[tr.Key].(map[string]any)
+		if got, _ := entry["trusted_hash"].(string); (got == tr.Hash) != want {
+			t.Errorf("%s: [hooks.state.%q] trusted_hash = %q, want %s (present %v)", config, tr.Key, got, tr.Hash, want)
+		}
 	}
 }

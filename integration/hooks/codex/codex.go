@@ -50,6 +50,10 @@ const (
 	Config       = ".codex/config.toml"
 	FeatureTable = "features"
 	FeatureKey   = "hooks"
+	// TrustTable and TrustKey hold the trust records: [hooks.state."KEY"]
+	// trusted_hash = "HASH" (see Trust).
+	TrustTable = "hooks.state"
+	TrustKey   = "trusted_hash"
 )
 
 // Adapter is Codex's hooks.Adapter.

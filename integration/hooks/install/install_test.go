@@ -152,3 +152,25 @@ func TestEnableFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestSubtables(t *testing.T) {
+	in := "# mine\n[features]\nhooks = true\n"
+	tables := []Subtable{{"/h/hooks.json:stop:0:0", "sha256:aa"}, {"/h/hooks.json:pre_tool_use:1:0", "sha256:bb"}}
+	out, changed, err := SetSubtables("c", []byte(in), "hooks.state", "trusted_hash", tables)
+	want := in + "\n[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:aa\"\n\n[hooks.state.\"/h/hooks.json:pre_tool_use:1:0\"]\ntrusted_hash = \"sha256:bb\"\n"
+	if err != nil || !changed || string(out) != want {
+		t.Fatalf("set: %v %v\n%s", changed, err, out)
+	}
+	if _, changed, _ := SetSubtables("c", out, "hooks.state", "trusted_hash", tables); changed {
+		t.Errorf("second set changed it")
+	}
+	tables[0].Value = "sha256:cc"
+	out2, changed, err := SetSubtables("c", out, "hooks.state", "trusted_hash", tables)
+	if err != nil || !changed || strings.Contains(string(out2), "sha256:aa") || strings.Count(string(out2), "[hooks.state.") != 2 {
+		t.Fatalf("update: %v %v\n%s", changed, err, out2)
+	}
+	back, changed, err := RemoveSubtables("c", out2, "hooks.state", []string{tables[0].Name, tables[1].Name})
+	if err != nil || !changed || string(back) != in {
+		t.Fatalf("remove: %v %v\n%q", changed, err, back)
+	}
+}
