@@ -1,10 +1,12 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -81,4 +83,37 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseRecorded: the payloads the real CLI sent parse, each to the
+// event ckpt expects.
+func TestParseRecorded(t *testing.T) {
+	files, _ := filepath.Glob("testdata/recorded-*.jsonl")
+	if len(files) == 0 {
+		t.Fatal("no recorded payloads")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var events []string
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			ev, err := Adapter{}.Parse(line)
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", f, err, line)
+			}
+			events = append(events, ev.Event)
+			if ev.Event == integration.EventPreToolUse && (ev.CallID == "" || ev.Command == "") {
+				t.Errorf("%s: tool event without call or command: %+v", f, ev)
+			}
+		}
+		want := []string{"", integration.EventUserPromptSubmit, integration.EventPreToolUse, integration.EventPostToolUse, integration.EventStop}
+		if strings.Contains(f, "gemini") {
+			want = append(want, integration.EventSessionEnd)
+		}
+		if strings.Join(events, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: events %v, want %v", f, events, want)
+		}
+	}
 }
