@@ -103,16 +103,16 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 			return err
 		}
 	}
-	var out []byte
+	var o hooks.Outcome
 	err = run(g, func(ctx context.Context, b backend) error {
-		var o hooks.Outcome
 		var err error
 		st, o, err = applyRuntimeHook(ctx, b, ev, st, g.root)
-		if err == nil {
-			out = a.Output(o)
-		}
 		return err
 	})(cmd, nil)
+	var out []byte
+	if err == nil {
+		out, err = runtimeOutput(a, o, strings.TrimSuffix(hs.path, ".json")+".drift")
+	}
 	if st != saved {
 		if serr := hs.save(st); serr != nil && err == nil {
 			err = serr
@@ -168,4 +168,38 @@ func applyRuntimeHook(ctx context.Context, b backend, ev hooks.Event, st integra
 		}
 	}
 	return st, o, nil
+}
+
+// runtimeOutput is the adapter's answer. For a runtime that takes no
+// context at the prompt, the turn's drift note waits in pendingFile (under
+// the session's lock) for the turn's first tool call's end.
+func runtimeOutput(a hooks.Adapter, o hooks.Outcome, pendingFile string) ([]byte, error) {
+	d, ok := a.(hooks.DriftDeferrer)
+	if !ok || !d.DefersDrift() {
+		return a.Output(o), nil
+	}
+	switch {
+	case o.Started != nil && o.Event.Event == integration.EventUserPromptSubmit:
+		if text := integration.DriftContext(*o.Started); text != "" {
+			return a.Output(o), atomicWrite(pendingFile, []byte(text), 0o600)
+		}
+	case o.ToolEnd != nil && o.Event.Event == integration.EventPostToolUse:
+		if data, err := os.ReadFile(pendingFile); err == nil {
+			o.Pending = string(data)
+		}
+		out := a.Output(o)
+		if out == nil {
+			return nil, nil
+		}
+		if err := os.Remove(pendingFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		return out, nil
+	case o.Ended == nil:
+		return a.Output(o), nil
+	}
+	if err := os.Remove(pendingFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return a.Output(o), nil
 }

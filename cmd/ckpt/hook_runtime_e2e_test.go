@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,21 +16,26 @@ import (
 // fixtures (integration/hooks/RUNTIME/testdata) through the real binary.
 type runtimeReplay struct {
 	runtime, session string
-	// calls are the tool windows the turn must record: call id (or a
-	// prefix, for a runtime that sends none) and command.
-	calls [][2]string
-	// drift, undo: whether the runtime gets the person's drift as added
-	// context, and shows the undo line at turn end.
-	drift, undo bool
+	// calls are the tool windows the replay must record: call id (or a
+	// prefix, for a runtime that sends none), command and run.
+	calls [][3]string
+	// stop ends the first turn; the person edits b.txt before prompt,
+	// the second turn's; driftAt's answer tells the agent of that edit.
+	stop, prompt, driftAt string
+	// undo: the runtime shows the undo line at the first turn's end.
+	undo bool
 }
 
 var runtimeReplays = []runtimeReplay{
 	{"codex", "019a4c3e-7b2d-7f10-9c55-3f2e1d0a8b61",
-		[][2]string{{"call_5rK2mVqXc1bN8sTj", "sed -i 's/foo/bar/' a.txt"}, {"call_9hW3pLzA0dQe4uYf", "apply_patch new.txt"}}, true, true},
+		[][3]string{{"call_5rK2mVqXc1bN8sTj", "sed -i 's/foo/bar/' a.txt", "turn-1"}, {"call_9hW3pLzA0dQe4uYf", "apply_patch new.txt", "turn-1"}},
+		"6-stop.json", "7-user-prompt-submit.json", "7-user-prompt-submit.json", true},
 	{"gemini", "b3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
-		[][2]string{{"call-", "sed -i 's/foo/bar/' a.txt"}, {"call-", "write_file new.txt"}}, true, true},
+		[][3]string{{"call-", "sed -i 's/foo/bar/' a.txt", "turn-1"}, {"call-", "write_file new.txt", "turn-1"}},
+		"8-after-agent.json", "9-before-agent.json", "9-before-agent.json", true},
 	{"cursor", "4f8e2a1c-6b3d-4e9f-a2c7-d1b0e5f3a6c8",
-		[][2]string{{"tool_02Shell", "sed -i 's/foo/bar/' a.txt"}, {"tool_03Write", "Write $CWD/new.txt"}}, false, false},
+		[][3]string{{"tool_02Shell", "sed -i 's/foo/bar/' a.txt", "turn-1"}, {"tool_03Write", "Write $CWD/new.txt", "turn-1"}, {"tool_04Shell", "go test ./...", "turn-2"}},
+		"8-stop.json", "9-before-submit-prompt.json", "11-post-tool-use-shell.json", false},
 }
 
 // TestHookRuntimesReplay replays each runtime's documented event order:
@@ -82,7 +88,11 @@ func fixtures(t *testing.T, runtime, ws, transcript string) (names []string, pay
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures in %s: %v", dir, err)
 	}
-	sort.Strings(files)
+	num := func(f string) int {
+		n, _ := strconv.Atoi(strings.SplitN(filepath.Base(f), "-", 2)[0])
+		return n
+	}
+	sort.Slice(files, func(i, j int) bool { return num(files[i]) < num(files[j]) })
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -105,7 +115,7 @@ func replayRuntime(t *testing.T, bin, ckptd string, rc runtimeReplay) {
 	names, payloads := fixtures(t, rc.runtime, ws, filepath.Join(tmp, "transcript.jsonl"))
 	outputs := map[string]string{}
 	for i, name := range names {
-		if i == len(names)-1 {
+		if name == rc.prompt {
 			// The person edits b.txt between the turns.
 			if err := os.WriteFile(filepath.Join(ws, "b.txt"), []byte("hello, edited by the person\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -171,12 +181,10 @@ func writeFile(t *testing.T, ws, name, content string) {
 // told at the next prompt, where the runtime takes them; nothing else.
 func checkReplayOutputs(t *testing.T, rc runtimeReplay, names []string, outputs map[string]string) {
 	t.Helper()
-	last := names[len(names)-1]
-	stop := names[len(names)-2]
 	for _, name := range names {
 		out := outputs[name]
 		switch name {
-		case stop:
+		case rc.stop:
 			var o struct {
 				SystemMessage string `json:"systemMessage"`
 			}
@@ -188,20 +196,19 @@ func checkReplayOutputs(t *testing.T, rc runtimeReplay, names []string, outputs 
 			} else if json.Unmarshal([]byte(out), &o) != nil || !strings.Contains(o.SystemMessage, want) {
 				t.Errorf("%s: stdout %q, want a systemMessage with %q", name, out, want)
 			}
-		case last:
+		case rc.driftAt:
 			var o struct {
 				HookSpecificOutput struct {
-					HookEventName     string `json:"hookEventName"`
 					AdditionalContext string `json:"additionalContext"`
 				} `json:"hookSpecificOutput"`
+				AdditionalContext string `json:"additional_context"`
 			}
-			if !rc.drift {
-				if out != "" {
-					t.Errorf("%s: stdout %q, want nothing", name, out)
-				}
-			} else if json.Unmarshal([]byte(out), &o) != nil || !strings.Contains(o.HookSpecificOutput.AdditionalContext, "b.txt") ||
-				strings.Contains(o.HookSpecificOutput.AdditionalContext, "a.txt") {
-				t.Errorf("%s: stdout %q, want additionalContext naming b.txt only", name, out)
+			text := ""
+			if json.Unmarshal([]byte(out), &o) == nil {
+				text = o.HookSpecificOutput.AdditionalContext + o.AdditionalContext
+			}
+			if !strings.Contains(text, "b.txt") || strings.Contains(text, "a.txt") {
+				t.Errorf("%s: stdout %q, want added context naming b.txt only", name, out)
 			}
 		default:
 			if out != "" {
@@ -233,8 +240,8 @@ func checkReplayWindows(t *testing.T, bin string, env []string, tmp, ws string, 
 	for i, want := range rc.calls {
 		cmd := strings.ReplaceAll(want[1], "$CWD", ws)
 		w := windows[i]
-		if !strings.HasPrefix(w.ToolCallID, want[0]) || w.Message != cmd || w.RunID != "turn-1" || w.SessionID != rc.session {
-			t.Errorf("window %d: call %q command %q run %q session %q, want call %s… command %q in turn-1", i, w.ToolCallID, w.Message, w.RunID, w.SessionID, want[0], cmd)
+		if !strings.HasPrefix(w.ToolCallID, want[0]) || w.Message != cmd || w.RunID != want[2] || w.SessionID != rc.session {
+			t.Errorf("window %d: call %q command %q run %q session %q, want call %s… command %q in %s", i, w.ToolCallID, w.Message, w.RunID, w.SessionID, want[0], cmd, want[2])
 		}
 	}
 	if windows[0].ToolCallID == windows[1].ToolCallID {

@@ -34,6 +34,17 @@ type Outcome struct {
 	Started *drift.RunStart
 	ToolEnd *drift.ToolEnd
 	Ended   *drift.RunEnd
+	// Pending is, for a DriftDeferrer, the drift told at the turn's start
+	// that the agent has not been told yet.
+	Pending string
+}
+
+// DriftDeferrer is an Adapter whose runtime takes no added context at
+// the prompt (Cursor): the command keeps the turn's drift note and hands
+// it, as Outcome.Pending, to the first tool call's end, where the runtime
+// takes context.
+type DriftDeferrer interface {
+	DefersDrift() bool
 }
 
 // Adapter is one runtime's side of `ckpt hook RUNTIME`.

@@ -6,8 +6,9 @@
 // status (stop: "completed", "aborted" or "error"). Exit code 2 denies
 // the action; any other failure is fail-open (the agent goes on).
 // beforeSubmitPrompt cannot add context; postToolUse can
-// (additional_context); stop's only answer, followup_message, would make
-// the agent go on, so ckpt prints nothing there.
+// (additional_context), so the drift waits for the turn's first tool
+// call; stop's only answer, followup_message, would make the agent go
+// on, so ckpt prints nothing there.
 package cursor
 
 import (
@@ -114,13 +115,18 @@ func (Adapter) Parse(data []byte) (hooks.Event, error) {
 	return ev, nil
 }
 
-// Output implements hooks.Adapter: after a tool call that changed files
-// ckpt could not store, postToolUse's additional_context says so.
+// DefersDrift implements hooks.DriftDeferrer: beforeSubmitPrompt takes no
+// context, so the drift is told at the turn's first postToolUse.
+func (Adapter) DefersDrift() bool { return true }
+
+// Output implements hooks.Adapter: postToolUse's additional_context
+// carries the drift since the agent's last turn (at the turn's first
+// tool call) and the files the call changed that ckpt could not store.
 // Nothing else: beforeSubmitPrompt takes no context, stop's answer would
 // continue the agent.
 func (Adapter) Output(o hooks.Outcome) []byte {
 	if o.ToolEnd != nil && o.Event.Native == EventPostToolUse {
-		if text := integration.UncoveredContext(*o.ToolEnd); text != "" {
+		if text := o.Pending + integration.UncoveredContext(*o.ToolEnd); text != "" {
 			return hooks.JSONLine(map[string]string{"additional_context": text})
 		}
 	}
