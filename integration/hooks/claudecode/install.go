@@ -1,6 +1,3 @@
-// Package claudecode is Claude Code's side of `ckpt integrate
-// claude-code`: where Claude Code reads hooks and what ckpt registers
-// there (the events integration/HOOKS.md documents).
 package claudecode
 
 import "github.com/ckptdev/ckpt/integration/hooks/install"
