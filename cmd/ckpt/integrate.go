@@ -70,9 +70,12 @@ project's (--project, the default: the workspace's .claude/settings.json,
 there stays; ckpt's entries name this ckpt binary by its absolute path.
 A changed file is first copied to FILE.ckpt-backup-TIMESTAMP, then
 replaced atomically; running it again changes nothing. For codex it also
-sets [features] hooks = true in config.toml beside hooks.json.
+sets [features] hooks = true in config.toml beside hooks.json, and trusts
+ckpt's handlers in ~/.codex/config.toml (Codex runs a hook only once it is
+trusted).
 
---uninstall removes ckpt's entries only (the codex feature flag stays).
+--uninstall removes ckpt's entries only (and for codex their trust; the
+feature flag stays).
 --dry-run prints the change as a diff and writes nothing. A settings file
 that is not valid JSON (TOML) is refused and left as it is.
 
