@@ -2,6 +2,8 @@ package watcher
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,9 +22,12 @@ func (w *Watcher) loop(ctx context.Context) {
 	defer timer.Stop()
 	var lastDue time.Time
 	for ctx.Err() == nil {
+		if w.applySettings() {
+			continue
+		}
 		if why, ok := w.takeOverflow(); ok {
-			w.q.clear() // everything queued happened before the walk starts
-			w.rewalk(ctx, why)
+			w.q.clear()                        // everything queued happened before the walk starts
+			w.rewalk(ctx, why, slog.LevelWarn) // events were lost
 			continue
 		}
 		if ev, ok := w.q.pop(); ok {
@@ -41,7 +46,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			w.needWalk = "periodic re-walk"
 		}
 		if w.walkWanted() && !now.Before(w.retryAt) {
-			w.rewalk(ctx, w.needWalk)
+			w.rewalk(ctx, w.needWalk, slog.LevelInfo) // routine
 			continue
 		}
 		w.flushDue(ctx)
@@ -160,6 +165,9 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 		fi, err := os.Lstat(w.abs(rel))
 		isDir = err == nil && fi.IsDir()
 	}
+	if ev.Has(fsnotify.Chmod) && (wasDir || w.unreadable[rel]) && w.unreadableChanged(rel) {
+		return
+	}
 	switch {
 	case isDir && (base == ".git" || w.ig.Ignored(rel, true)):
 	case !isDir && w.ig.Ignored(rel, false):
@@ -222,7 +230,7 @@ func (w *Watcher) capture(ctx context.Context, paths []string) error {
 func (w *Watcher) finish(ctx context.Context) {
 	w.closing = true
 	if why, ok := w.takeOverflow(); ok {
-		w.logf("watcher: %s: %s at shutdown; the next start reconciles", w.root, why)
+		w.log.Warn(fmt.Sprintf("watcher: %s: %s at shutdown; the next start reconciles", w.root, why))
 		w.q.clear()
 	}
 	for {

@@ -10,13 +10,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/codex"
 	"github.com/ckptdev/ckpt/integration/hooks/cursor"
 	"github.com/ckptdev/ckpt/integration/hooks/gemini"
+	"github.com/ckptdev/ckpt/integration/local"
 )
 
 // addRuntimeHookCommands adds `ckpt hook codex|gemini|cursor`: the same
@@ -63,7 +66,7 @@ func runtimeHookFailure(runtime string, err error) error {
 		return nil
 	}
 	fmt.Fprintf(os.Stderr, "ckpt: hook %s: %s\n", runtime, strings.ReplaceAll(err.Error(), "\n", " "))
-	return exitError{1}
+	return exitcode.Coded{Code: 1}
 }
 
 func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -78,7 +81,7 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 		return fmt.Errorf("read stdin: %w", err)
 	}
 	if len(data) > maxHookInput {
-		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
+		return fault.Invalidf("bad hook input: larger than %d bytes", maxHookInput)
 	}
 	ev, err := a.Parse(data)
 	if err != nil {
@@ -91,7 +94,10 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	if err != nil {
 		return err
 	}
-	hs, err := openHookState(base.StateDir, a.Runtime(), ev.SessionID)
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
+		return err
+	}
+	hs, err := openHookState(cmd.Context(), base.StateDir, a.Runtime(), ev.SessionID)
 	if err != nil {
 		return err
 	}
@@ -125,45 +131,45 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	return err
 }
 
-// applyRuntimeHook carries out the event's plan (integration.Plan, the
+// applyRuntimeHook carries out the event's plan (claudecode.Plan, the
 // core every runtime shares) on the engine, action by action, and returns
 // the session's new state (as far as the actions succeeded) and what the
 // engine answered.
-func applyRuntimeHook(ctx context.Context, b backend, ev hooks.Event, st integration.HookState, root string) (integration.HookState, hooks.Outcome, error) {
+func applyRuntimeHook(ctx context.Context, b backend, ev hooks.Event, st claudecode.HookState, root string) (claudecode.HookState, hooks.Outcome, error) {
 	o := hooks.Outcome{Event: ev}
-	acts := integration.Plan(ev.HookInput, st)
+	acts := claudecode.Plan(ev.HookInput, st)
 	retries := 0
 	for i := 0; i < len(acts); i++ {
 		a := acts[i]
 		var err error
 		switch a.Kind {
-		case integration.ActionRunStart:
-			var rs drift.RunStart
+		case claudecode.ActionRunStart:
+			var rs api.RunStart
 			rs, err = b.RunStart(ctx, a.Session, a.Run)
-			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
+			if errors.Is(err, fault.Invalid) && retries < maxRunIDRetries {
 				// The id was used before: the state was lost. Take the next.
 				retries++
 				st.Turns++
-				acts, i = integration.Plan(ev.HookInput, st), -1
+				acts, i = claudecode.Plan(ev.HookInput, st), -1
 				continue
 			}
 			o.Started = &rs
-		case integration.ActionRunEnd:
-			var re drift.RunEnd
+		case claudecode.ActionRunEnd:
+			var re api.RunEnd
 			re, err = b.RunEnd(ctx, a.Session, a.Run)
 			o.Ended = &re
-		case integration.ActionToolStart:
+		case claudecode.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
-		case integration.ActionToolEnd:
-			var te drift.ToolEnd
+		case claudecode.ActionToolEnd:
+			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
 			o.ToolEnd = &te
 		}
 		if err != nil {
 			return st, hooks.Outcome{Event: ev}, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
 		}
-		st = integration.Apply(st, a)
-		if a.Kind == integration.ActionRunStart {
+		st = claudecode.Apply(st, a)
+		if a.Kind == claudecode.ActionRunStart {
 			st.Workspace = root
 		}
 	}
@@ -179,11 +185,11 @@ func runtimeOutput(a hooks.Adapter, o hooks.Outcome, pendingFile string) ([]byte
 		return a.Output(o), nil
 	}
 	switch {
-	case o.Started != nil && o.Event.Event == integration.EventUserPromptSubmit:
-		if text := integration.DriftContext(*o.Started); text != "" {
+	case o.Started != nil && o.Event.Event == claudecode.EventUserPromptSubmit:
+		if text := claudecode.DriftContext(*o.Started); text != "" {
 			return a.Output(o), atomicWrite(pendingFile, []byte(text), 0o600)
 		}
-	case o.ToolEnd != nil && o.Event.Event == integration.EventPostToolUse:
+	case o.ToolEnd != nil && o.Event.Event == claudecode.EventPostToolUse:
 		if data, err := os.ReadFile(pendingFile); err == nil {
 			o.Pending = string(data)
 		}

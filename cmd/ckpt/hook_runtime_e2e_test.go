@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // runtimeReplay is one runtime's documented turn, replayed from its
@@ -138,7 +138,7 @@ func replayRuntime(t *testing.T, bin, ckptd string, rc runtimeReplay) {
 
 	// The turn's diff is exactly the sed'ed and the new file.
 	r := hookExec(t, bin, env, tmp, nil, "-C", ws, "diff", "--session", rc.session, "--run", "turn-1", "--json")
-	var d drift.RunDiff
+	var d api.RunDiff
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil {
 		t.Fatalf("ckpt diff: exit %d: %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -223,11 +223,11 @@ func checkReplayOutputs(t *testing.T, rc runtimeReplay, names []string, outputs 
 func checkReplayWindows(t *testing.T, bin string, env []string, tmp, ws string, rc runtimeReplay) {
 	t.Helper()
 	r := hookExec(t, bin, env, tmp, nil, "-C", ws, "log", "--json")
-	var log drift.Log
+	var log api.Log
 	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
 		t.Fatalf("ckpt log output %q: %v", r.stdout, err)
 	}
-	var windows []drift.Checkpoint
+	var windows []api.Checkpoint
 	for _, cp := range log.Checkpoints {
 		if cp.Reason == "pre_write" {
 			windows = append(windows, cp)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/codex"
@@ -86,17 +87,17 @@ PATH, or their config directory) and where ckpt's hooks are installed.`,
 			g.entered = true
 			g.cmd = cmd
 			if o.project && o.user {
-				return usageError{errors.New("--project and --user exclude each other")}
+				return exitcode.Usage(errors.New("--project and --user exclude each other"))
 			}
 			if len(args) == 0 {
 				if o.uninstall || o.dryRun {
-					return usageError{errors.New("--uninstall and --dry-run need a RUNTIME")}
+					return exitcode.Usage(errors.New("--uninstall and --dry-run need a RUNTIME"))
 				}
 				return listRuntimes(cmd, g)
 			}
 			r, ok := findRuntime(args[0])
 			if !ok {
-				return usageError{fmt.Errorf("unknown runtime %q (known: %s)", args[0], runtimeNames())}
+				return exitcode.Usage(fmt.Errorf("unknown runtime %q (known: %s)", args[0], runtimeNames()))
 			}
 			return integrate(cmd, g, r, o)
 		},
@@ -266,13 +267,13 @@ func planIntegrate(r agentRuntime, o integrateOptions, dir, exe string) ([]setti
 		hooksFile.new, hooksFile.changed, err = install.Merge(r.spec, hooksFile.path, hooksFile.old, install.Command(exe, r.spec.Runtime))
 	}
 	if err != nil {
-		return nil, usageError{fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)}
+		return nil, fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)
 	}
 	changes := []settingsChange{hooksFile}
 	if r.spec.Runtime == "codex" {
 		more, err := planCodexConfig(o, dir, exe, hooksFile)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)}
+			return nil, fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)
 		}
 		changes = append(changes, more...)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // The real Codex and Gemini CLIs, driven against a local fake of their
@@ -210,11 +210,11 @@ func realCLIScenario(t *testing.T, bin, ckptd, cli string, c realCLI) {
 	}
 	out := prompt("first: change the files")
 	r := hookExec(t, bin, env, tmp, nil, "-C", ws, "log", "--json")
-	var log drift.Log
+	var log api.Log
 	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
 		t.Fatalf("ckpt log: %v: %s", err, r.stdout)
 	}
-	var windows []drift.Checkpoint
+	var windows []api.Checkpoint
 	for _, cp := range log.Checkpoints {
 		if cp.Reason == "pre_write" {
 			windows = append(windows, cp)
@@ -228,7 +228,7 @@ func realCLIScenario(t *testing.T, bin, ckptd, cli string, c realCLI) {
 		t.Errorf("the first turn's output does not show %q", undo)
 	}
 	r = hookExec(t, bin, env, tmp, nil, "-C", ws, "diff", "--session", session, "--run", "turn-1", "--json")
-	var d drift.RunDiff
+	var d api.RunDiff
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || len(d.Files) != 1 || d.Files[0].Path != c.changed {
 		t.Fatalf("turn-1 diff: exit %d %s %s, want exactly %s", r.code, r.stdout, r.stderr, c.changed)
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type revertOptions struct {
@@ -34,7 +35,7 @@ ended. Like every restore, a revert first cuts a pre_restore_guard
 checkpoint: ckpt undo brings back exactly the state before it.`,
 		Args: noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			req := drift.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
+			req := api.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
 			return runRevert(ctx, g, o, req, b)
 		}),
 	}
@@ -48,7 +49,7 @@ checkpoint: ckpt undo brings back exactly the state before it.`,
 }
 
 // runRevert asks first on a terminal (showing the plan) unless --yes.
-func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift.RevertRequest, b backend) error {
+func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.RevertRequest, b backend) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
@@ -77,7 +78,7 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift
 			if g.json {
 				// The result, with its errors, is the one JSON object.
 				fmt.Fprintln(os.Stderr, "ckpt:", err)
-				return exitError{1}
+				return exitcode.Coded{Code: 1}
 			}
 			return err
 		}
@@ -85,7 +86,7 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift
 	return nil
 }
 
-func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
+func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 	what := fmt.Sprintf("run %s/%s", req.Session, req.Run)
 	if req.Call != "" {
 		what = fmt.Sprintf("tool call %s of run %s/%s", req.Call, req.Session, req.Run)
@@ -105,7 +106,7 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 		}
 		fmt.Fprintf(w, "  %-9s %s%s\n", c.Kind+":", c.Path, note)
 	}
-	var left []drift.Conflict
+	var left []api.Conflict
 	for _, c := range r.Conflicts {
 		if !restored(r, c.Path) {
 			left = append(left, c)
@@ -128,7 +129,7 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 	}
 }
 
-func restored(r drift.RevertResult, p string) bool {
+func restored(r api.RevertResult, p string) bool {
 	for _, c := range r.Restored {
 		if c.Path == p {
 			return true

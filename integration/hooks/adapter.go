@@ -1,16 +1,16 @@
 package hooks
 
 import (
-	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 )
 
 // Event is one hook payload in the core's terms: Event is one of
-// integration.EventUserPromptSubmit, EventPreToolUse, EventPostToolUse,
+// claudecode.EventUserPromptSubmit, EventPreToolUse, EventPostToolUse,
 // EventStop, EventSessionEnd (anything else is ignored), SessionID and,
 // for tool events, ToolName, CallID and Command are set.
 type Event struct {
-	integration.HookInput
+	claudecode.HookInput
 	// Native is the runtime's own event name, for its answer.
 	Native string
 	// ProjectDir is the project the runtime says it works in, when it
@@ -24,9 +24,9 @@ type Event struct {
 // the event did not do that).
 type Outcome struct {
 	Event   Event
-	Started *drift.RunStart
-	ToolEnd *drift.ToolEnd
-	Ended   *drift.RunEnd
+	Started *api.RunStart
+	ToolEnd *api.ToolEnd
+	Ended   *api.RunEnd
 	// Pending is, for a DriftDeferrer, the drift told at the turn's start
 	// that the agent has not been told yet.
 	Pending string
@@ -46,7 +46,7 @@ type Adapter interface {
 	Runtime() string
 	// Parse reads a payload. Bad input (not a JSON object, no event
 	// name, no usable session or tool name where the core needs them) is
-	// an error marked drift.ErrInvalid.
+	// an error marked fault.Invalid.
 	Parse(data []byte) (Event, error)
 	// Windowed reports whether calls of the tool get a tool window: not
 	// the runtime's read-only tools.
@@ -60,10 +60,10 @@ type Adapter interface {
 // it is false the command need not open the store.
 func Relevant(a Adapter, ev Event) bool {
 	switch ev.Event {
-	case integration.EventUserPromptSubmit, integration.EventStop, integration.EventSessionEnd:
+	case claudecode.EventUserPromptSubmit, claudecode.EventStop, claudecode.EventSessionEnd:
 		return true
-	case integration.EventPreToolUse, integration.EventPostToolUse:
-		return a.Windowed(ev.ToolName) && integration.Relevant(ev.HookInput)
+	case claudecode.EventPreToolUse, claudecode.EventPostToolUse:
+		return a.Windowed(ev.ToolName) && claudecode.Relevant(ev.HookInput)
 	}
 	return false
 }

@@ -5,12 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // Limits on what ckpt takes from a payload.
@@ -37,9 +36,9 @@ func Decode(data []byte) (Payload, error) {
 	return p, nil
 }
 
-// Bad is bad hook input, marked drift.ErrInvalid.
+// Bad is bad hook input, marked fault.Invalid.
 func Bad(format string, args ...any) error {
-	return drift.Invalid(fmt.Errorf("bad hook input: "+format, args...))
+	return fault.Invalidf("bad hook input: "+format, args...)
 }
 
 // String is an optional string field ("" when absent or not a string).

@@ -3,8 +3,8 @@ package codex
 import (
 	"strings"
 
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
 )
 
@@ -75,7 +75,7 @@ func (Adapter) Parse(data []byte) (hooks.Event, error) {
 	case EventUserPromptSubmit, EventPreToolUse, EventPostToolUse, EventStop:
 		ev.Event = native
 	case EventStopFailure:
-		ev.Event = integration.EventStop
+		ev.Event = claudecode.EventStop
 	default:
 		return ev, nil
 	}
@@ -121,9 +121,9 @@ func command(tool string, input hooks.Payload) string {
 func (Adapter) Output(o hooks.Outcome) []byte {
 	switch {
 	case o.Started != nil && o.Event.Event == EventUserPromptSubmit:
-		return contextOutput(EventUserPromptSubmit, integration.DriftContext(*o.Started))
+		return contextOutput(EventUserPromptSubmit, claudecode.DriftContext(*o.Started))
 	case o.ToolEnd != nil && o.Event.Event == EventPostToolUse:
-		return contextOutput(EventPostToolUse, integration.UncoveredContext(*o.ToolEnd))
+		return contextOutput(EventPostToolUse, claudecode.UncoveredContext(*o.ToolEnd))
 	case o.Ended != nil && o.Event.Event == EventStop && len(o.Ended.Files) > 0:
 		return hooks.JSONLine(map[string]string{"systemMessage": hooks.UndoLine(o.Ended.SessionID, o.Ended.RunID)})
 	}

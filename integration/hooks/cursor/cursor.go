@@ -1,8 +1,8 @@
 package cursor
 
 import (
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
 )
 
@@ -77,22 +77,22 @@ func (Adapter) Parse(data []byte) (hooks.Event, error) {
 	ev.Prompt = p.String("prompt")
 	switch native {
 	case EventBeforeSubmitPrompt:
-		ev.Event = integration.EventUserPromptSubmit
+		ev.Event = claudecode.EventUserPromptSubmit
 	case EventPreToolUse:
-		ev.Event = integration.EventPreToolUse
+		ev.Event = claudecode.EventPreToolUse
 	case EventPostToolUse, EventPostToolUseFailure:
-		ev.Event = integration.EventPostToolUse
+		ev.Event = claudecode.EventPostToolUse
 	case EventStop:
-		ev.Event = integration.EventStop
+		ev.Event = claudecode.EventStop
 	case EventSessionEnd:
-		ev.Event = integration.EventSessionEnd
+		ev.Event = claudecode.EventSessionEnd
 	default:
 		return ev, nil
 	}
 	if ev.SessionID, err = p.ID("conversation_id"); err != nil {
 		return hooks.Event{}, err
 	}
-	if ev.Event != integration.EventPreToolUse && ev.Event != integration.EventPostToolUse {
+	if ev.Event != claudecode.EventPreToolUse && ev.Event != claudecode.EventPostToolUse {
 		return ev, nil
 	}
 	if ev.ToolName, err = p.Required("tool_name"); err != nil {
@@ -115,7 +115,7 @@ func (Adapter) DefersDrift() bool { return true }
 // continue the agent.
 func (Adapter) Output(o hooks.Outcome) []byte {
 	if o.ToolEnd != nil && o.Event.Native == EventPostToolUse {
-		if text := o.Pending + integration.UncoveredContext(*o.ToolEnd); text != "" {
+		if text := o.Pending + claudecode.UncoveredContext(*o.ToolEnd); text != "" {
 			return hooks.JSONLine(map[string]string{"additional_context": text})
 		}
 	}

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 )
 
 // TestParseFixtures: every documented payload parses to the core's event,
@@ -20,7 +21,7 @@ func TestParseFixtures(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no fixtures")
 	}
-	want := map[string]string{"beforeSubmitPrompt": integration.EventUserPromptSubmit, "preToolUse": integration.EventPreToolUse, "postToolUse": integration.EventPostToolUse, "stop": integration.EventStop}
+	want := map[string]string{"beforeSubmitPrompt": claudecode.EventUserPromptSubmit, "preToolUse": claudecode.EventPreToolUse, "postToolUse": claudecode.EventPostToolUse, "stop": claudecode.EventStop}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -34,7 +35,7 @@ func TestParseFixtures(t *testing.T) {
 		if want[ev.Native] != ev.Event || ev.SessionID == "" {
 			t.Errorf("%s: native %q → event %q, session %q", f, ev.Native, ev.Event, ev.SessionID)
 		}
-		if ev.Event == integration.EventPreToolUse || ev.Event == integration.EventPostToolUse {
+		if ev.Event == claudecode.EventPreToolUse || ev.Event == claudecode.EventPostToolUse {
 			if ev.ToolName == "" || !hooks.ValidID(ev.CallID) || ev.Command == "" {
 				t.Errorf("%s: tool %q call %q command %q", f, ev.ToolName, ev.CallID, ev.Command)
 			}
@@ -43,7 +44,7 @@ func TestParseFixtures(t *testing.T) {
 }
 
 // FuzzParse: Parse never panics; what it accepts is usable by the core,
-// and bad input is marked drift.ErrInvalid; Output never panics.
+// and bad input is marked fault.Invalid; Output never panics.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.json")
 	for _, file := range files {
@@ -56,7 +57,7 @@ func FuzzParse(f *testing.F) {
 		a := Adapter{}
 		ev, err := a.Parse(data)
 		if err != nil {
-			if !errors.Is(err, drift.ErrInvalid) {
+			if !errors.Is(err, fault.Invalid) {
 				t.Fatalf("error not marked invalid: %v", err)
 			}
 			return
@@ -67,14 +68,14 @@ func FuzzParse(f *testing.F) {
 		if !hooks.ValidID(ev.SessionID) {
 			t.Fatalf("session %q accepted", ev.SessionID)
 		}
-		if ev.Event == integration.EventPreToolUse || ev.Event == integration.EventPostToolUse {
+		if ev.Event == claudecode.EventPreToolUse || ev.Event == claudecode.EventPostToolUse {
 			if ev.ToolName == "" || !hooks.ValidID(ev.CallID) || len(ev.Command) > hooks.MaxCommandLen || !utf8.ValidString(ev.Command) && utf8.ValidString(string(data)) {
 				t.Fatalf("tool %q call %q command %q", ev.ToolName, ev.CallID, ev.Command)
 			}
 		}
-		rs := drift.RunStart{SessionID: ev.SessionID, RunID: "turn-1", WorkspaceDrifted: true, Drift: []drift.Change{{Path: ev.Command, Kind: "modified"}}}
-		te := drift.ToolEnd{UncoveredPaths: []string{ev.ToolName}}
-		re := drift.RunEnd{SessionID: ev.SessionID, RunID: "turn-1", Files: []drift.Change{{Path: "a"}}}
+		rs := api.RunStart{SessionID: ev.SessionID, RunID: "turn-1", WorkspaceDrifted: true, Drift: []api.Change{{Path: ev.Command, Kind: "modified"}}}
+		te := api.ToolEnd{UncoveredPaths: []string{ev.ToolName}}
+		re := api.RunEnd{SessionID: ev.SessionID, RunID: "turn-1", Files: []api.Change{{Path: "a"}}}
 		for _, out := range [][]byte{a.Output(hooks.Outcome{Event: ev, Started: &rs}), a.Output(hooks.Outcome{Event: ev, ToolEnd: &te}), a.Output(hooks.Outcome{Event: ev, Ended: &re})} {
 			if out != nil && !json.Valid(out) {
 				t.Fatalf("output %q is not JSON", out)

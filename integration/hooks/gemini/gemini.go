@@ -1,8 +1,8 @@
 package gemini
 
 import (
-	"github.com/ckptdev/ckpt/integration"
 	"github.com/ckptdev/ckpt/integration/hooks"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
 )
 
@@ -77,22 +77,22 @@ func (a Adapter) Parse(data []byte) (hooks.Event, error) {
 	ev.Prompt = p.String("prompt")
 	switch native {
 	case EventBeforeAgent:
-		ev.Event = integration.EventUserPromptSubmit
+		ev.Event = claudecode.EventUserPromptSubmit
 	case EventBeforeTool:
-		ev.Event = integration.EventPreToolUse
+		ev.Event = claudecode.EventPreToolUse
 	case EventAfterTool:
-		ev.Event = integration.EventPostToolUse
+		ev.Event = claudecode.EventPostToolUse
 	case EventAfterAgent:
-		ev.Event = integration.EventStop
+		ev.Event = claudecode.EventStop
 	case EventSessionEnd:
-		ev.Event = integration.EventSessionEnd
+		ev.Event = claudecode.EventSessionEnd
 	default:
 		return ev, nil
 	}
 	if ev.SessionID, err = p.ID("session_id"); err != nil {
 		return hooks.Event{}, err
 	}
-	if ev.Event != integration.EventPreToolUse && ev.Event != integration.EventPostToolUse {
+	if ev.Event != claudecode.EventPreToolUse && ev.Event != claudecode.EventPostToolUse {
 		return ev, nil
 	}
 	if ev.ToolName, err = p.Required("tool_name"); err != nil {
@@ -111,9 +111,9 @@ func (a Adapter) Parse(data []byte) (hooks.Event, error) {
 func (Adapter) Output(o hooks.Outcome) []byte {
 	switch {
 	case o.Started != nil && o.Event.Native == EventBeforeAgent:
-		return contextOutput(EventBeforeAgent, integration.DriftContext(*o.Started))
+		return contextOutput(EventBeforeAgent, claudecode.DriftContext(*o.Started))
 	case o.ToolEnd != nil && o.Event.Native == EventAfterTool:
-		return contextOutput(EventAfterTool, integration.UncoveredContext(*o.ToolEnd))
+		return contextOutput(EventAfterTool, claudecode.UncoveredContext(*o.ToolEnd))
 	case o.Ended != nil && o.Event.Native == EventAfterAgent && len(o.Ended.Files) > 0:
 		return hooks.JSONLine(map[string]string{"systemMessage": hooks.UndoLine(o.Ended.SessionID, o.Ended.RunID)})
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 var grouped = Spec{
@@ -86,8 +88,8 @@ func TestMalformedRefused(t *testing.T) {
 	for _, in := range []string{`{"hooks": [}`, `[1]`, `{"hooks": []}`, `{"a":1} x`} {
 		_, _, err := Merge(grouped, "bad.json", []byte(in), "ckpt hook codex")
 		var me *MalformedError
-		if !errors.As(err, &me) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: err %v, want one-line MalformedError", in, err)
+		if !errors.As(err, &me) || !errors.Is(err, fault.Invalid) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: err %v, want one-line MalformedError of kind fault.Invalid", in, err)
 		}
 	}
 	out, changed, err := Merge(grouped, "empty.json", nil, "ckpt hook codex")

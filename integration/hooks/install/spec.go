@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // Layout is how a runtime nests its hook handlers under "hooks".
@@ -137,7 +139,8 @@ func shellWords(s string) []string {
 	return words
 }
 
-// MalformedError is a settings file ckpt refuses to touch.
+// MalformedError is a settings file ckpt refuses to touch. It is bad
+// input: errors.Is(err, fault.Invalid) holds.
 type MalformedError struct {
 	Path   string
 	Reason string
@@ -146,3 +149,6 @@ type MalformedError struct {
 func (e *MalformedError) Error() string {
 	return fmt.Sprintf("%s: %s; not changed", e.Path, e.Reason)
 }
+
+// Unwrap makes the error of kind fault.Invalid.
+func (e *MalformedError) Unwrap() error { return fault.Invalid }
