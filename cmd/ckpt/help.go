@@ -53,10 +53,22 @@ var commandHelp = map[string]struct {
 	"tool end":   {"", `  ckpt tool end --session s1 --run r1 --call t7`},
 	"exec": {"runs", `  ckpt exec --session s1 --run r1 -- go generate ./...
   ckpt exec --session s1 --run r1 --call t7 --json -- sh -c 'make fmt'`},
-	"hook": {"runs", `  ckpt hook claude-code < hook-input.json`},
+	"hook": {"runs", `  ckpt hook claude-code < hook-input.json
+  ckpt hook codex < hook-input.json`},
 	"hook claude-code": {"", `  # in Claude Code's settings.json (see integration/claude-code-settings.json):
   #   "command": "ckpt hook claude-code"
   ckpt hook claude-code < hook-input.json`},
+	"hook codex": {"", `  # installed by: ckpt integrate codex
+  ckpt hook codex < hook-input.json`},
+	"hook gemini": {"", `  # installed by: ckpt integrate gemini
+  ckpt hook gemini < hook-input.json`},
+	"hook cursor": {"", `  # installed by: ckpt integrate cursor
+  ckpt hook cursor < hook-input.json`},
+	"integrate": {"runs", `  ckpt integrate                       # the runtimes found here, and where ckpt's hooks are
+  ckpt integrate claude-code           # this workspace's .claude/settings.json
+  ckpt integrate codex --user          # ~/.codex/hooks.json, and trust in ~/.codex/config.toml
+  ckpt integrate gemini --dry-run      # print the change as a diff
+  ckpt integrate cursor --uninstall    # take ckpt's hooks out again`},
 	"version": {"", `  ckpt version
   ckpt version --json`},
 }

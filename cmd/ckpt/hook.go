@@ -62,6 +62,7 @@ goes on. See integration/HOOKS.md.`,
 	cc.Flags().MarkHidden("follow-session")
 	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	cmd.AddCommand(cc)
+	addRuntimeHookCommands(cmd, g)
 	return cmd
 }
 
@@ -103,7 +104,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return err
 	}
-	hs, err := openHookState(cmd.Context(), base.StateDir, in.SessionID)
+	hs, err := openHookState(cmd.Context(), base.StateDir, "claude-code", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	st := hs.load()
 	saved := st
 	if g.dir == "" {
-		if g.dir, err = hookWorkspace(in, st, base.StateDir); err != nil {
+		if g.dir, err = hookWorkspace(in, st, base.StateDir, os.Getenv("CLAUDE_PROJECT_DIR")); err != nil {
 			return err
 		}
 	}
@@ -194,14 +195,14 @@ func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claud
 }
 
 // hookWorkspace is the workspace an event goes to: the open run's, else
-// the nearest known workspace at or above the hook's cwd (else
-// $CLAUDE_PROJECT_DIR, else the current directory), else
-// $CLAUDE_PROJECT_DIR if that contains it, else that directory itself.
-func hookWorkspace(in claudecode.HookInput, st claudecode.HookState, stateDir string) (string, error) {
+// the nearest known workspace at or above the hook's cwd (else project,
+// the runtime's project directory such as $CLAUDE_PROJECT_DIR, else the
+// current directory), else project if that contains it, else that
+// directory itself.
+func hookWorkspace(in claudecode.HookInput, st claudecode.HookState, stateDir, project string) (string, error) {
 	if st.Run != "" && st.Workspace != "" {
 		return st.Workspace, nil
 	}
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
 	start := in.Cwd
 	if start == "" {
 		start = project
@@ -248,7 +249,7 @@ func within(path, dir string) bool {
 }
 
 // hookStateFile is a session's HookState in
-// <state dir>/hooks/claude-code/<session>.json, held under an flock on
+// <state dir>/hooks/<runtime>/<session>.json, held under an flock on
 // <session>.lock while one hook runs: hooks of one session run one at a
 // time (Claude Code runs parallel tool calls' hooks at once).
 type hookStateFile struct {
@@ -256,8 +257,8 @@ type hookStateFile struct {
 	lock          *os.File
 }
 
-func openHookState(ctx context.Context, stateDir, session string) (*hookStateFile, error) {
-	dir := filepath.Join(stateDir, "hooks", "claude-code")
+func openHookState(ctx context.Context, stateDir, runtime, session string) (*hookStateFile, error) {
+	dir := filepath.Join(stateDir, "hooks", runtime)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -138,7 +138,7 @@ func followTranscript(cmd *cobra.Command, g *globalOptions, session string) erro
 // endInterrupted ends the session's run, under the session's lock, if it
 // is still the open one.
 func endInterrupted(cmd *cobra.Command, g *globalOptions, stateDir, session, runID string) error {
-	hs, err := openHookState(cmd.Context(), stateDir, session)
+	hs, err := openHookState(cmd.Context(), stateDir, "claude-code", session)
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newRevertCommand(g),
 		newHistoryCommand(g),
 		newHookCommand(g),
+		newIntegrateCommand(g),
 		newVersionCommand(g),
 	)
 	decorate(root)
