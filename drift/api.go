@@ -209,6 +209,9 @@ type RestoredChange struct {
 	Kind     string `json:"kind"`
 	Conflict bool   `json:"conflict,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// SharedWith (a revert's) is who else was open when the run or call
+	// made the change: reverting it undoes theirs too.
+	SharedWith []Party `json:"shared_with,omitempty"`
 }
 
 // KeptChange is a path a restore left alone, and why.

@@ -35,6 +35,9 @@ type Version struct {
 	SessionID  string `json:"session_id"`
 	RunID      string `json:"run_id"`
 	ToolCallID string `json:"tool_call_id"`
+	// SharedWith is who else was open when it was written, besides the
+	// run or tool call above: a revert of any of them reverts it.
+	SharedWith []Party `json:"shared_with,omitempty"`
 	// CheckpointID holds exactly this version ("" when none does: the
 	// version lived between two checkpoints). Ref always does: `ckpt
 	// restore REF PATH` brings this version back.
@@ -84,7 +87,7 @@ func (e *Engine) History(ctx context.Context, req HistoryRequest) (History, erro
 func versionOf(v snapshot.Version, older store.State) Version {
 	a := v.Change.Attr
 	out := Version{
-		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call,
+		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call, SharedWith: SharedWith(a),
 		CheckpointID: v.Checkpoint.ID, Ref: FormatVersionRef(v.At), Size: v.State.Hash.Size,
 	}
 	switch {

@@ -107,6 +107,9 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 		if c.Conflict {
 			note = "  (forced over a later change: ckpt undo brings it back)"
 		}
+		if len(c.SharedWith) > 0 {
+			note += "  (shared with " + sharedWith(c.SharedWith) + ")"
+		}
 		if c.Error != "" {
 			note = "  FAILED: " + c.Error
 		}
