@@ -2,11 +2,13 @@ package watcher
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -162,6 +164,9 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 	if ev.Has(fsnotify.Create) {
 		fi, err := os.Lstat(w.abs(rel))
 		isDir = err == nil && fi.IsDir()
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			w.tooDeep(rel, err) // whatever it is, only re-walks reach it
+		}
 	}
 	if ev.Has(fsnotify.Chmod) && (wasDir || w.unreadable[rel]) && w.unreadableChanged(rel) {
 		return
