@@ -272,34 +272,9 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		return err
 	}
 	defer root.Close()
-	results := newPipe()
-	jobs := make(chan candidate)
-	var wg sync.WaitGroup
-	for range min(ws.opts.Workers, max(len(cands), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			dirs := dirCache{root: root}
-			defer dirs.close()
-			for c := range jobs {
-				r, name := dirs.lookup(c.path)
-				results.send(ws.read(r, name, c))
-			}
-		}()
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		defer close(jobs)
-		for _, c := range cands {
-			select {
-			case jobs <- c:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); results.close() }()
+	results := ws.readParallel(ctx, root, cands)
 	defer func() {
 		cancel()
 		for _, ok := results.recv(); ok; _, ok = results.recv() {
@@ -355,6 +330,40 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		}
 		return ctx.Err()
 	})
+}
+
+// readParallel reads the candidates on the workspace's workers and sends
+// what each holds down the returned pipe, which is closed when all are
+// read. Once ctx is done no further candidate is handed out; the caller
+// drains the pipe.
+func (ws *Workspace) readParallel(ctx context.Context, root *os.Root, cands []candidate) *pipe {
+	results := newPipe()
+	jobs := make(chan candidate)
+	var wg sync.WaitGroup
+	for range min(ws.opts.Workers, max(len(cands), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs := dirCache{root: root}
+			defer dirs.close()
+			for c := range jobs {
+				r, name := dirs.lookup(c.path)
+				results.send(ws.read(r, name, c))
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, c := range cands {
+			select {
+			case jobs <- c:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); results.close() }()
+	return results
 }
 
 // settlesNothing reports whether recording o would change nothing that

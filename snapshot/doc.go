@@ -57,13 +57,24 @@
 // status after restoring an old checkpoint costs the changes since the
 // restore, not the history in between.
 //
+// # Transactions
+//
+// Update runs a closure (Tx) in one store commit under the capture lock:
+// the run and tool bookkeeping of the layer above (cut a checkpoint, read
+// the drift it holds, put run and tool window records, move the current
+// checkpoint, change who is open) lands together or not at all, and no
+// capture comes between what the closure reads and what it writes. A Tx
+// that cut a checkpoint is synced once before Update returns. Crash points
+// "commit" and "committed" (crashpoint.go) stop the process just before
+// and just after the commit.
+//
 // # Restore
 //
 //	plan:   for each path with journal entries after the target (in scope):
 //	          target state := state at target; skip it if equal to now
-//	          keep it (with why) if only the person changed it (default
-//	          scope: no paths named), or if either side's content is not
-//	          stored
+//	          keep it (with why) if it is or was unreadable, if the
+//	          caller's policy says so (drift keeps what only the person
+//	          changed), or if either side's content is not stored
 //	check:  refuse (take out of the plan, and list with why) each path
 //	        whose write would go through a symlink on disk; the rest goes on
 //	nothing left to write: make the target current, and stop (no guard)

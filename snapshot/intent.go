@@ -45,7 +45,11 @@ func (ws *Workspace) persistGuarded(in store.Intent, message string) (store.Inte
 			return err
 		}
 		in.GuardID = guard.ID
-		return w.PutIntent(in)
+		if err := w.PutIntent(in); err != nil {
+			return err
+		}
+		crashPoint(crashCommit)
+		return nil
 	})
 	if err != nil {
 		return in, guard, err

@@ -732,7 +732,7 @@ func (m *modelRun) cut() {
 func (m *modelRun) restore(target store.Checkpoint, what string) {
 	m.sync()
 	pre := m.live.clone()
-	res, err := m.ws.Restore(m.ctx, target, RestoreOptions{Exact: true})
+	res, err := m.ws.Restore(m.ctx, target, RestoreOptions{})
 	if err != nil {
 		m.fatalf("%s %s: %v", what, target.ID, err)
 	}
@@ -863,7 +863,7 @@ func (m *modelRun) checkDiffs() {
 	if err != nil {
 		m.fatalf("current: %v", err)
 	}
-	fcs, err := m.ws.Drift(cur, nil)
+	fcs, err := m.ws.Drift(cur, nil, nil)
 	m.checkChanges(fcs, err, cur.Seq, m.ws.Head(), m.want[cur.ID], m.live, "drift from "+cur.ID)
 	m.stats["diff checks"] += 5
 }
@@ -1139,7 +1139,7 @@ func TestRestoreOverEmptyDirectories(t *testing.T) {
 			writeMTree(t, root, mtree{"a/f": mfile("f"), "a/sub/g": mfile("g")})
 			mustNil(t, os.Remove(filepath.Join(root, "a/sub/g"))) // leaves a/sub and a/sub/empty, no file
 			mustNil(t, ws.Reconcile(context.Background(), modelWalk(root)))
-			res, err := ws.Restore(context.Background(), cp, RestoreOptions{Exact: true})
+			res, err := ws.Restore(context.Background(), cp, RestoreOptions{})
 			mustNil(t, err)
 			for _, r := range res.Restored {
 				if r.Err != nil {

@@ -8,22 +8,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
 // ErrRefused is a write a restore refused to make: through a symlink, or
-// outside the workspace.
-var ErrRefused = errors.New("restore refused")
+// outside the workspace (of kind fault.Refused).
+var ErrRefused = fault.Sentinel(fault.Refused, "restore refused")
 
 // RestoreOptions scope a restore.
 type RestoreOptions struct {
-	// Paths limits the restore to these paths and what lies under them,
-	// whoever changed them: a person who names a path wants it back.
+	// Paths limits the restore to these paths and what lies under them.
 	Paths Filter
-	// Exact restores every path; otherwise, when no Paths are given, only
-	// paths that runs (or restores) changed after the target are restored,
-	// and paths only the person changed are kept.
-	Exact bool
+	// Policy, if set, decides which of the changed paths in scope the
+	// restore takes back; nil takes back every one it can (an exact
+	// restore).
+	Policy RestorePolicy
 	// DryRun plans and reports without writing anything.
 	DryRun bool
 	// CurrentID, if set, becomes the current checkpoint instead of the
@@ -31,11 +31,25 @@ type RestoreOptions struct {
 	CurrentID string
 }
 
+// RestorePolicy is the caller's say in a restore's plan: which of the
+// paths that changed since the target it takes back. The mechanism (the
+// state at the target, what cannot be read or was not stored, what a
+// symlink would redirect) stays the restore's.
+type RestorePolicy interface {
+	// Note is told of every journal entry the plan reads, as Diff's keep
+	// is, and says whether it counts.
+	Note(store.Change) bool
+	// Decide says of one changed path why the restore leaves it as it is
+	// ("" to take it back), and whether taking it back is a conflict (it
+	// undoes changes of more than one party), reported with it.
+	Decide(FileChange) (keep string, conflict bool)
+}
+
 // RestoreItem is one change a restore made (or would make).
 type RestoreItem struct {
 	Path     string
 	Kind     store.ChangeKind // what the restore did to the path
-	Conflict bool             // both a run and the person changed it since the target
+	Conflict bool             // the policy says taking it back is a conflict
 	Err      error            // the write failed; the path is as it was
 }
 
@@ -81,7 +95,11 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	if err := ws.checkNotPruned(target); err != nil {
 		return res, err
 	}
-	changes, err := ws.Drift(target, opts.Paths)
+	var note func(store.Change) bool
+	if opts.Policy != nil {
+		note = opts.Policy.Note
+	}
+	changes, err := ws.driftAt(ws.st.Head(), target, opts.Paths, note)
 	if err != nil {
 		return res, err
 	}
@@ -119,10 +137,12 @@ func (ws *Workspace) plan(changes []FileChange, target store.Checkpoint, opts Re
 	var kept []KeptItem
 	for _, fc := range changes {
 		why := ws.unreadableWhy(fc.Path, target)
+		conflict := false
+		if why == "" && opts.Policy != nil {
+			why, conflict = opts.Policy.Decide(fc)
+		}
 		switch {
 		case why != "":
-		case !opts.Exact && opts.Paths == nil && !fc.ByRun:
-			why = "changed only outside runs"
 		case fc.From.Exists() && !fc.From.Stored:
 			why = "its content at the checkpoint is not stored (larger than max_file_size or unreadable)"
 		case fc.To.Exists() && !fc.To.Stored:
@@ -133,11 +153,7 @@ func (ws *Workspace) plan(changes []FileChange, target store.Checkpoint, opts Re
 			continue
 		}
 		actions = append(actions, store.IntentAction{Path: fc.Path, State: fc.From, Before: &fc.To})
-		restored = append(restored, RestoreItem{
-			Path:     fc.Path,
-			Kind:     inverse(fc.Kind),
-			Conflict: !opts.Exact && fc.ByPerson && fc.ByRun,
-		})
+		restored = append(restored, RestoreItem{Path: fc.Path, Kind: inverse(fc.Kind), Conflict: conflict})
 	}
 	return actions, restored, kept
 }

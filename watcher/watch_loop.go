@@ -3,6 +3,8 @@ package watcher
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,8 +28,8 @@ func (w *Watcher) loop(ctx context.Context) {
 			continue
 		}
 		if why, ok := w.takeOverflow(); ok {
-			w.q.clear() // everything queued happened before the walk starts
-			w.rewalk(ctx, why)
+			w.q.clear()                        // everything queued happened before the walk starts
+			w.rewalk(ctx, why, slog.LevelWarn) // events were lost
 			continue
 		}
 		if ev, ok := w.q.pop(); ok {
@@ -46,7 +48,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			w.needWalk = "periodic re-walk"
 		}
 		if w.walkWanted() && !now.Before(w.retryAt) {
-			w.rewalk(ctx, w.needWalk)
+			w.rewalk(ctx, w.needWalk, slog.LevelInfo) // routine
 			continue
 		}
 		w.flushDue(ctx)
@@ -233,7 +235,7 @@ func (w *Watcher) capture(ctx context.Context, paths []string) error {
 func (w *Watcher) finish(ctx context.Context) {
 	w.closing = true
 	if why, ok := w.takeOverflow(); ok {
-		w.logf("watcher: %s: %s at shutdown; the next start reconciles", w.root, why)
+		w.log.Warn(fmt.Sprintf("watcher: %s: %s at shutdown; the next start reconciles", w.root, why))
 		w.q.clear()
 	}
 	for {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"syscall"
@@ -21,11 +22,11 @@ var (
 // and, on the way, the watches match the directories that are not ignored:
 // each directory is watched before it is listed, and watches of directories
 // the walk did not see are dropped. why says why ("" for the initial walk);
-// it is logged. Cookie rounds whose cookie existed when the walk started are
+// it is logged at level. Cookie rounds whose cookie existed when the walk started are
 // completed by it: the walk saw everything that happened before them.
-func (w *Watcher) rewalk(ctx context.Context, why string) error {
+func (w *Watcher) rewalk(ctx context.Context, why string, level slog.Level) error {
 	if why != "" {
-		w.logf("watcher: %s: %s: re-walking the workspace", w.root, why)
+		w.log.Log(ctx, level, fmt.Sprintf("watcher: %s: %s: re-walking the workspace", w.root, why))
 	}
 	w.rewalks.Add(1)
 	w.needWalk = ""
@@ -57,7 +58,7 @@ func (w *Watcher) rewalk(ctx context.Context, why string) error {
 			// names each such path): only logged here.
 			OnError: func(rel string, err error) {
 				if !errors.Is(err, fs.ErrNotExist) {
-					w.logf("watcher: %s: walk %q: %v", w.root, rel, err)
+					w.log.Warn(fmt.Sprintf("watcher: %s: walk %q: %v", w.root, rel, err))
 				}
 			},
 		}

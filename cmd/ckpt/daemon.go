@@ -5,8 +5,10 @@ import (
 	"errors"
 	"time"
 
+	"fmt"
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/client"
+	"os"
 )
 
 // healthTimeout bounds the question "does a daemon serve this workspace?"
@@ -15,7 +17,7 @@ import (
 var healthTimeout = 3 * time.Second
 
 // The daemon's client answers every command, as the embedded engine does.
-var _ backend = (*integration.WorkspaceClient)(nil)
+var _ backend = (*client.WorkspaceClient)(nil)
 
 // dialDaemon connects to the daemon if one serves root. A missing socket
 // costs one stat; a stale one, a refused connect. The daemon holds the
@@ -23,14 +25,16 @@ var _ backend = (*integration.WorkspaceClient)(nil)
 // it. A socket served by another user is an error, not an absent daemon:
 // ckpt neither believes it nor works around it.
 func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, bool, error) {
-	c, err := integration.Dial(cfg.Socket)
+	c, err := client.Dial(cfg.Socket, client.Options{VersionWarning: func(msg string) {
+		fmt.Fprintln(os.Stderr, "ckpt: warning:", msg)
+	}})
 	if err != nil {
 		return nil, nil, false, nil
 	}
 	hctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	h, err := c.Health(hctx)
-	if errors.Is(err, integration.ErrForeignDaemon) {
+	if errors.Is(err, client.ErrForeignDaemon) {
 		c.Close()
 		return nil, nil, false, err
 	}

@@ -11,11 +11,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
+	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -60,7 +63,7 @@ func hookFailure(err error) error {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, "ckpt: hook claude-code:", err)
-	return exitError{1}
+	return exitcode.Coded{Code: 1}
 }
 
 func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -77,21 +80,21 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if len(data) > maxHookInput {
 		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
 	}
-	in, err := integration.ParseHook(data)
+	in, err := claudecode.ParseHook(data)
 	if err != nil {
 		return err
 	}
-	if !integration.Relevant(in) {
+	if !claudecode.Relevant(in) {
 		return nil
 	}
 	base, err := config.Load(config.Options{Flags: cmd.Flags()})
 	if err != nil {
 		return err
 	}
-	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return err
 	}
-	hs, err := openHookState(base.StateDir, in.SessionID)
+	hs, err := openHookState(cmd.Context(), base.StateDir, in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -124,43 +127,43 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 // applyHook carries out the event's plan on the engine, action by action,
 // and returns the session's new state (as far as the actions succeeded)
 // and what to print for Claude Code.
-func applyHook(ctx context.Context, b backend, in integration.HookInput, st integration.HookState, root string) (integration.HookState, []byte, error) {
+func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claudecode.HookState, root string) (claudecode.HookState, []byte, error) {
 	var out []byte
-	acts := integration.Plan(in, st)
+	acts := claudecode.Plan(in, st)
 	retries := 0
 	for i := 0; i < len(acts); i++ {
 		a := acts[i]
 		var err error
 		switch a.Kind {
-		case integration.ActionRunStart:
-			var rs drift.RunStart
+		case claudecode.ActionRunStart:
+			var rs api.RunStart
 			rs, err = b.RunStart(ctx, a.Session, a.Run)
 			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
 				// The id was used before: the state was lost. Take the next.
 				retries++
 				st.Turns++
-				acts, i = integration.Plan(in, st), -1
+				acts, i = claudecode.Plan(in, st), -1
 				continue
 			}
-			if err == nil && in.Event == integration.EventUserPromptSubmit {
-				out = integration.ContextOutput(in.Event, integration.DriftContext(rs))
+			if err == nil && in.Event == claudecode.EventUserPromptSubmit {
+				out = claudecode.ContextOutput(in.Event, claudecode.DriftContext(rs))
 			}
-		case integration.ActionRunEnd:
+		case claudecode.ActionRunEnd:
 			_, err = b.RunEnd(ctx, a.Session, a.Run)
-		case integration.ActionToolStart:
+		case claudecode.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
-		case integration.ActionToolEnd:
-			var te drift.ToolEnd
+		case claudecode.ActionToolEnd:
+			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
-			if err == nil && in.Event == integration.EventPostToolUse {
-				out = integration.ContextOutput(in.Event, integration.UncoveredContext(te))
+			if err == nil && in.Event == claudecode.EventPostToolUse {
+				out = claudecode.ContextOutput(in.Event, claudecode.UncoveredContext(te))
 			}
 		}
 		if err != nil {
 			return st, nil, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
 		}
-		st = integration.Apply(st, a)
-		if a.Kind == integration.ActionRunStart {
+		st = claudecode.Apply(st, a)
+		if a.Kind == claudecode.ActionRunStart {
 			st.Workspace = root
 		}
 	}
@@ -171,7 +174,7 @@ func applyHook(ctx context.Context, b backend, in integration.HookInput, st inte
 // the nearest known workspace at or above the hook's cwd (else
 // $CLAUDE_PROJECT_DIR, else the current directory), else
 // $CLAUDE_PROJECT_DIR if that contains it, else that directory itself.
-func hookWorkspace(in integration.HookInput, st integration.HookState, stateDir string) (string, error) {
+func hookWorkspace(in claudecode.HookInput, st claudecode.HookState, stateDir string) (string, error) {
 	if st.Run != "" && st.Workspace != "" {
 		return st.Workspace, nil
 	}
@@ -230,38 +233,28 @@ type hookStateFile struct {
 	lock          *os.File
 }
 
-func openHookState(stateDir, session string) (*hookStateFile, error) {
+func openHookState(ctx context.Context, stateDir, session string) (*hookStateFile, error) {
 	dir := filepath.Join(stateDir, "hooks", "claude-code")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	name := integration.HookStateName(session)
-	lock, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	name := claudecode.HookStateName(session)
+	lock, err := fsutil.Lock(ctx, filepath.Join(dir, name+".lock"), -1)
 	if err != nil {
 		return nil, err
-	}
-	for {
-		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
 	return &hookStateFile{path: filepath.Join(dir, name+".json"), session: session, lock: lock}, nil
 }
 
 // load is the session's state; a missing or unreadable file is a fresh
 // session (a reused run id is then skipped by applyHook).
-func (h *hookStateFile) load() integration.HookState {
-	fresh := integration.HookState{Session: h.session}
+func (h *hookStateFile) load() claudecode.HookState {
+	fresh := claudecode.HookState{Session: h.session}
 	data, err := os.ReadFile(h.path)
 	if err != nil {
 		return fresh
 	}
-	var st integration.HookState
+	var st claudecode.HookState
 	if json.Unmarshal(data, &st) != nil || st.Session != h.session || st.Turns < 0 {
 		return fresh
 	}
@@ -269,28 +262,12 @@ func (h *hookStateFile) load() integration.HookState {
 }
 
 // save writes the state atomically: temp file, fsync, rename.
-func (h *hookStateFile) save(st integration.HookState) error {
+func (h *hookStateFile) save(st claudecode.HookState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".state-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), h.path)
+	return fsutil.WriteFile(h.path, append(data, '\n'), 0o600)
 }
 
 func (h *hookStateFile) close() { h.lock.Close() }

@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type restoreOptions struct {
@@ -30,7 +31,7 @@ func (o *restoreOptions) flags(cmd *cobra.Command, exact bool) {
 func newRestoreCommand(g *globalOptions) *cobra.Command {
 	var o restoreOptions
 	cmd := &cobra.Command{
-		Use:   "restore ID [PATH...]",
+		Use:   "restore ID [--] [PATH...]",
 		Short: "Roll back what runs changed since checkpoint ID (--exact: everything)",
 		Long: `Restore brings paths back to their state at checkpoint ID.
 
@@ -43,14 +44,14 @@ cannot be restored safely (it lies behind a symlink) is refused and left as
 it is, the rest is restored, and ckpt exits 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("restore needs a checkpoint id")}
+				return exitcode.Usage(errors.New("restore needs a checkpoint id"))
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				paths, err := g.relPaths(args[1:])
 				if err != nil {
 					return err
 				}
-				req := drift.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
+				req := api.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
 				return runRestore(ctx, g, o, req, b, backend.Restore)
 			})(cmd, args)
 		},
@@ -66,7 +67,7 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 		Short: "Undo the last restore: restore its guard checkpoint",
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			return runRestore(ctx, g, o, drift.RestoreRequest{DryRun: o.dryRun}, b, backend.Undo)
+			return runRestore(ctx, g, o, api.RestoreRequest{DryRun: o.dryRun}, b, backend.Undo)
 		}),
 	}
 	o.flags(cmd, false)
@@ -74,12 +75,12 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 }
 
 // restoreFunc is backend.Restore or backend.Undo.
-type restoreFunc func(backend, context.Context, drift.RestoreRequest) (drift.RestoreResult, error)
+type restoreFunc func(backend, context.Context, api.RestoreRequest) (api.RestoreResult, error)
 
 // runRestore asks first on a terminal (showing the plan) unless --yes.
 // While the person decides, the backend is closed (an embedded engine
 // would hold the store's lock), and opened again to restore.
-func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req drift.RestoreRequest, b backend, do restoreFunc) error {
+func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req api.RestoreRequest, b backend, do restoreFunc) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
@@ -120,17 +121,17 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req dri
 // restoreOutput is the restore's one JSON object: with error set when a
 // path was refused or failed (ckpt then exits 1).
 type restoreOutput struct {
-	drift.RestoreResult
+	api.RestoreResult
 	Error string `json:"error,omitempty"`
 }
 
 // restoreFailure is the one line that says which paths the restore could
 // not restore, or nil if it restored every path it planned.
-func restoreFailure(r drift.RestoreResult) error { return failureOf(r, "restored") }
+func restoreFailure(r api.RestoreResult) error { return failureOf(r, "restored") }
 
 // failureOf is restoreFailure for a restore (verb "restored") or a revert
 // ("reverted").
-func failureOf(r drift.RestoreResult, verb string) error {
+func failureOf(r api.RestoreResult, verb string) error {
 	var bad []string
 	for _, c := range r.Refused {
 		bad = append(bad, fmt.Sprintf("%s (refused: %s)", c.Path, c.Why))
@@ -157,7 +158,7 @@ func failureOf(r drift.RestoreResult, verb string) error {
 	return errors.New(msg)
 }
 
-func writeRestore(w io.Writer, r drift.RestoreResult) {
+func writeRestore(w io.Writer, r api.RestoreResult) {
 	verb := "restored"
 	if r.DryRun {
 		verb = "would restore"
@@ -184,7 +185,7 @@ func writeRestore(w io.Writer, r drift.RestoreResult) {
 
 // writeRestoreEnd is the end of a restore's (or revert's) text: the
 // refused paths and the guard checkpoint.
-func writeRestoreEnd(w io.Writer, r drift.RestoreResult) {
+func writeRestoreEnd(w io.Writer, r api.RestoreResult) {
 	if len(r.Refused) > 0 {
 		fmt.Fprintf(w, "refused %s (left as it is):\n", count(len(r.Refused), "path"))
 		for _, c := range r.Refused {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type revertOptions struct {
@@ -34,7 +34,7 @@ ended. Like every restore, a revert first cuts a pre_restore_guard
 checkpoint: ckpt undo brings back exactly the state before it.`,
 		Args: noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			req := drift.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
+			req := api.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
 			return runRevert(ctx, g, o, req, b)
 		}),
 	}
@@ -48,7 +48,7 @@ checkpoint: ckpt undo brings back exactly the state before it.`,
 }
 
 // runRevert asks first on a terminal (showing the plan) unless --yes.
-func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift.RevertRequest, b backend) error {
+func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.RevertRequest, b backend) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
@@ -85,14 +85,14 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift
 // revertOutput is the revert's one JSON object: with error set when a
 // path was refused or failed (ckpt then exits 1).
 type revertOutput struct {
-	drift.RevertResult
+	api.RevertResult
 	Error string `json:"error,omitempty"`
 }
 
 // revertFailure is restoreFailure for a revert.
-func revertFailure(r drift.RevertResult) error { return failureOf(r.RestoreResult, "reverted") }
+func revertFailure(r api.RevertResult) error { return failureOf(r.RestoreResult, "reverted") }
 
-func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
+func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 	what := fmt.Sprintf("run %s/%s", req.Session, req.Run)
 	if req.Call != "" {
 		what = fmt.Sprintf("tool call %s of run %s/%s", req.Call, req.Session, req.Run)
@@ -115,7 +115,7 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 		}
 		fmt.Fprintf(w, "  %-9s %s%s\n", c.Kind+":", c.Path, note)
 	}
-	var left []drift.Conflict
+	var left []api.Conflict
 	for _, c := range r.Conflicts {
 		if !restored(r, c.Path) && !refused(r, c.Path) {
 			left = append(left, c)
@@ -136,7 +136,7 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 	writeRestoreEnd(w, r.RestoreResult)
 }
 
-func restored(r drift.RevertResult, p string) bool {
+func restored(r api.RevertResult, p string) bool {
 	for _, c := range r.Restored {
 		if c.Path == p {
 			return true
@@ -145,7 +145,7 @@ func restored(r drift.RevertResult, p string) bool {
 	return false
 }
 
-func refused(r drift.RevertResult, p string) bool {
+func refused(r api.RevertResult, p string) bool {
 	for _, c := range r.Refused {
 		if c.Path == p {
 			return true

@@ -9,30 +9,31 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/cmd/internal/wiring"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
 // backend answers the commands: the daemon's client or the embedded engine.
 type backend interface {
-	Status(ctx context.Context) (drift.Status, error)
-	Checkpoint(ctx context.Context, message string) (drift.Checkpoint, error)
+	Status(ctx context.Context) (api.Status, error)
+	Checkpoint(ctx context.Context, message string) (api.Checkpoint, error)
 	Rescan(ctx context.Context) error
-	Log(ctx context.Context, n int) (drift.Log, error)
-	Show(ctx context.Context, id string) (drift.Show, error)
-	Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error)
-	RunDiff(ctx context.Context, req drift.RunRequest) (drift.RunDiff, error)
-	RunStart(ctx context.Context, session, run string) (drift.RunStart, error)
-	RunEnd(ctx context.Context, session, run string) (drift.RunEnd, error)
-	ToolStart(ctx context.Context, req drift.ToolRequest) (drift.Checkpoint, error)
-	ToolEnd(ctx context.Context, req drift.ToolRequest) (drift.ToolEnd, error)
-	Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Revert(ctx context.Context, req drift.RevertRequest) (drift.RevertResult, error)
-	History(ctx context.Context, req drift.HistoryRequest) (drift.History, error)
+	Log(ctx context.Context, n int) (api.Log, error)
+	Show(ctx context.Context, id string) (api.Show, error)
+	Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error)
+	RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error)
+	RunStart(ctx context.Context, session, run string) (api.RunStart, error)
+	RunEnd(ctx context.Context, session, run string) (api.RunEnd, error)
+	ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error)
+	ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error)
+	Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error)
+	History(ctx context.Context, req api.HistoryRequest) (api.History, error)
 }
 
 // globalOptions are the flags every command takes.
@@ -61,7 +62,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.dir, "dir", "C", "", "workspace directory (default: the nearest known workspace above the current directory, else it)")
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON object on stdout")
@@ -81,7 +82,9 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newRevertCommand(g),
 		newHistoryCommand(g),
 		newHookCommand(g),
+		newVersionCommand(g),
 	)
+	decorate(root)
 	return root
 }
 
@@ -107,7 +110,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := integration.PrepareStateDir(base.StateDir); err != nil {
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
 		return nil, err
 	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
@@ -117,7 +120,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
 	var wsErr error
-	if _, err := os.Stat(filepath.Join(g.root, wiring.WorkspaceConfigFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(g.root, local.WorkspaceConfigFile)); err == nil {
 		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
 			g.cfg = base
 		}
@@ -136,7 +139,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 		g.closer = closer
 		return b, nil
 	}
-	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
+	eng, err := local.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}
@@ -169,10 +172,10 @@ func findWorkspace(dir, stateDir string) (string, error) {
 		return "", err
 	}
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return "", usageError{fmt.Errorf("workspace %s: %w", dir, err)}
+		return "", exitcode.Usage(fmt.Errorf("workspace %s: %w", dir, err))
 	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", usageError{fmt.Errorf("workspace %s is not a directory", dir)}
+		return "", exitcode.Usage(fmt.Errorf("workspace %s is not a directory", dir))
 	}
 	if explicit {
 		return abs, nil
@@ -204,7 +207,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		p, err := drift.UnquotePath(a)
+		p, err := api.UnquotePath(a)
 		if err != nil {
 			return nil, drift.Invalid(fmt.Errorf("path %s: %w", a, err))
 		}
@@ -221,7 +224,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 		if !ok {
 			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
 		}
-		out = append(out, drift.QuotePath(filepath.ToSlash(rel)))
+		out = append(out, api.QuotePath(filepath.ToSlash(rel)))
 	}
 	return out, nil
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/internal/plural"
 )
 
 func newStatusCommand(g *globalOptions) *cobra.Command {
@@ -50,11 +52,12 @@ func addRescanFlag(cmd *cobra.Command, rescan *bool) {
 		"scan the whole workspace first (stat every file, read what differs): finds changes no file-system event reports, such as writes through a shared memory mapping")
 }
 
-func writeStatus(w io.Writer, s drift.Status) {
-	fmt.Fprintf(w, "Workspace %s (%d files)\n", s.Workspace, s.Files)
+func writeStatus(w io.Writer, s api.Status) {
+	fmt.Fprintf(w, "Workspace %s (%s)\n", s.Workspace, plural.Count(int(s.Files), "file"))
 	if s.Daemon.Running {
-		fmt.Fprintf(w, "Daemon running (pid %d): %d directories watched, queue %d, %d overflows, %d re-walks\n",
-			s.Daemon.PID, s.Daemon.WatchedDirs, s.Daemon.QueueDepth, s.Daemon.Overflows, s.Daemon.Rewalks)
+		fmt.Fprintf(w, "Daemon running (pid %d): %s watched, queue %d, %s, %s\n",
+			s.Daemon.PID, plural.Count(s.Daemon.WatchedDirs, "directory", "directories"), s.Daemon.QueueDepth,
+			plural.Count(int(s.Daemon.Overflows), "overflow"), plural.Count(int(s.Daemon.Rewalks), "re-walk"))
 		if s.Daemon.LastError != "" {
 			fmt.Fprintf(w, "  last error: %s\n", s.Daemon.LastError)
 		}
@@ -92,7 +95,7 @@ func writeStatus(w io.Writer, s drift.Status) {
 	}
 	fmt.Fprintf(w, "Changes since %s (drift):\n", s.CurrentCheckpointID)
 	for _, kind := range []string{"added", "modified", "deleted"} {
-		var group []drift.Change
+		var group []api.Change
 		for _, c := range s.Changes {
 			if c.Kind == kind {
 				group = append(group, c)
@@ -114,7 +117,7 @@ func writeStatus(w io.Writer, s drift.Status) {
 
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("%s takes no arguments", cmd.CommandPath())}
+		return exitcode.Usage(fmt.Errorf("%s takes no arguments", cmd.CommandPath()))
 	}
 	return nil
 }
@@ -122,7 +125,7 @@ func noArgs(cmd *cobra.Command, args []string) error {
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError{fmt.Errorf("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))}
+			return exitcode.Usage(fmt.Errorf("%s takes %s, got %d", cmd.CommandPath(), plural.Count(n, "argument"), len(args)))
 		}
 		return nil
 	}
