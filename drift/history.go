@@ -51,7 +51,7 @@ func (e *Engine) History(ctx context.Context, req api.HistoryRequest) (api.Histo
 func versionOf(v snapshot.Version, older store.State) api.PathVersion {
 	a := v.Change.Attr
 	out := api.PathVersion{
-		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call,
+		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call, SharedWith: SharedWith(a),
 		CheckpointID: v.Checkpoint.ID, Ref: FormatVersionRef(v.At), Size: v.State.Hash.Size,
 	}
 	switch {

@@ -33,11 +33,17 @@ func (e *Engine) Revert(ctx context.Context, req api.RevertRequest) (api.RevertR
 	if err != nil {
 		return api.RevertResult{}, err
 	}
+	o := opening{session: req.Session, run: req.Run, call: req.Call, from: opts.From, to: opts.To}
+	sh := newSharing(o)
+	opts.Mine = func(c store.Change) bool { return o.stamped(c) && sh.note(c) }
 	r, err := e.ws.Revert(ctx, opts)
 	if err != nil {
 		return api.RevertResult{}, asInvalid(err)
 	}
 	res := api.RevertResult{RestoreResult: RestoreResultOf(r.RestoreResult), Conflicts: make([]api.Conflict, 0, len(r.Conflicts))}
+	for i, it := range r.Restored {
+		res.Restored[i].SharedWith = sh.with(it.Path)
+	}
 	res.CheckpointID = from
 	what := "the run"
 	if req.Call != "" {
@@ -49,8 +55,8 @@ func (e *Engine) Revert(ctx context.Context, req api.RevertRequest) (api.RevertR
 	return res, nil
 }
 
-// revertScope is the journal range and the owner of the changes to undo,
-// and the checkpoint they started from.
+// revertScope is the journal range of the changes to undo, and the
+// checkpoint they started from.
 func (e *Engine) revertScope(req api.RevertRequest) (snapshot.RevertOptions, string, error) {
 	opts := snapshot.RevertOptions{Force: req.Force, DryRun: req.DryRun}
 	if req.Call != "" {
@@ -74,9 +80,6 @@ func (e *Engine) revertScope(req api.RevertRequest) (snapshot.RevertOptions, str
 		}
 		opts.To = end.Seq
 	}
-	opts.Mine = func(c store.Change) bool {
-		return c.Attr.Session == req.Session && c.Attr.Run == req.Run && !c.Attr.Restore
-	}
 	opts.Message = fmt.Sprintf("before reverting run %s/%s", req.Session, req.Run)
 	return opts, rec.BaselineID, nil
 }
@@ -95,9 +98,6 @@ func (e *Engine) callScope(req api.RevertRequest, opts snapshot.RevertOptions) (
 		return opts, "", invalid("tool call %s of run %s/%s is still open; end it first", req.Call, req.Session, req.Run)
 	}
 	opts.From, opts.To = tw.StartSeq, tw.EndSeq
-	opts.Mine = func(c store.Change) bool {
-		return c.Attr.Session == req.Session && c.Attr.Run == req.Run && c.Attr.Call == req.Call && !c.Attr.Restore
-	}
 	opts.Message = fmt.Sprintf("before reverting tool call %s of run %s/%s", req.Call, req.Session, req.Run)
 	return opts, tw.CheckpointID, nil
 }

@@ -41,6 +41,22 @@ func (o opening) own(p store.Party) bool {
 	return o.call == "" || p.Call == "" || p.Call == o.call
 }
 
+// stamped reports whether c is the opening's change for a revert: the
+// opening is among its parties (the stamp or Shared; for a run, any of
+// its tool windows too), since the disk does not say which of the parties
+// wrote it. A restore's entries are nobody's.
+func (o opening) stamped(c store.Change) bool {
+	if c.Attr.Restore {
+		return false
+	}
+	for _, p := range c.Attr.Parties() {
+		if p.Session == o.session && p.Run == o.run && (o.call == "" || p.Call == o.call) {
+			return true
+		}
+	}
+	return false
+}
+
 // sharing gathers, path by path, the other runs and tool windows open
 // when an entry inside an opening was captured.
 type sharing struct {

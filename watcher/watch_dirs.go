@@ -155,6 +155,11 @@ func (w *Watcher) scanDir(rel string) {
 		if err != nil {
 			switch {
 			case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			case errors.Is(err, syscall.ENAMETOOLONG):
+				// Too deep to name whole: the full re-walks it falls back
+				// to reach it one directory at a time. The fallback, not
+				// this open, is the error to report.
+				w.tooDeep(dir, err)
 			case errors.Is(err, fs.ErrPermission):
 				w.noteUnreadable(dir) // the sink reports it; readable again = re-walk
 				w.mark(dir)

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -164,6 +166,9 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 	if ev.Has(fsnotify.Create) {
 		fi, err := os.Lstat(w.abs(rel))
 		isDir = err == nil && fi.IsDir()
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			w.tooDeep(rel, err) // whatever it is, only re-walks reach it
+		}
 	}
 	if ev.Has(fsnotify.Chmod) && (wasDir || w.unreadable[rel]) && w.unreadableChanged(rel) {
 		return

@@ -61,7 +61,11 @@ func writeHistory(w io.Writer, h api.History) {
 		if ref == "" {
 			ref = v.Ref
 		}
-		fmt.Fprintf(w, "  %-7s %s  %-9s %-28s %-18s REF %s\n", v.Ref, at, v.Kind, byText(v), stateText(v), ref)
+		shared := ""
+		if len(v.SharedWith) > 0 {
+			shared = "  (shared with " + sharedWith(v.SharedWith) + ")"
+		}
+		fmt.Fprintf(w, "  %-7s %s  %-9s %-28s %-18s REF %s%s\n", v.Ref, at, v.Kind, byText(v), stateText(v), ref, shared)
 	}
 }
 

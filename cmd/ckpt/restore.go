@@ -127,7 +127,11 @@ type restoreOutput struct {
 
 // restoreFailure is the one line that says which paths the restore could
 // not restore, or nil if it restored every path it planned.
-func restoreFailure(r api.RestoreResult) error {
+func restoreFailure(r api.RestoreResult) error { return failureOf(r, "restored") }
+
+// failureOf is restoreFailure for a restore (verb "restored") or a revert
+// ("reverted").
+func failureOf(r api.RestoreResult, verb string) error {
 	var bad []string
 	for _, c := range r.Refused {
 		bad = append(bad, fmt.Sprintf("%s (refused: %s)", c.Path, c.Why))
@@ -140,14 +144,14 @@ func restoreFailure(r api.RestoreResult) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("%s could not be restored: %s", count(len(bad), "path"), bad[0])
+	msg := fmt.Sprintf("%s could not be %s: %s", count(len(bad), "path"), verb, bad[0])
 	if len(bad) > 1 {
 		msg += fmt.Sprintf(" and %d more", len(bad)-1)
 	}
 	switch {
 	case r.DryRun:
 	case r.GuardCheckpointID != "":
-		msg += "; the rest was restored (undo with: ckpt undo)"
+		msg += fmt.Sprintf("; the rest was %s (undo with: ckpt undo)", verb)
 	default:
 		msg += "; nothing was written"
 	}
@@ -176,6 +180,12 @@ func writeRestore(w io.Writer, r api.RestoreResult) {
 			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
 		}
 	}
+	writeRestoreEnd(w, r)
+}
+
+// writeRestoreEnd is the end of a restore's (or revert's) text: the
+// refused paths and the guard checkpoint.
+func writeRestoreEnd(w io.Writer, r api.RestoreResult) {
 	if len(r.Refused) > 0 {
 		fmt.Fprintf(w, "refused %s (left as it is):\n", count(len(r.Refused), "path"))
 		for _, c := range r.Refused {

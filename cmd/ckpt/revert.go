@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
 )
 
@@ -59,7 +58,7 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.R
 		}
 		writeRevert(os.Stderr, req, r)
 		if len(r.Restored) == 0 {
-			return nil
+			return revertFailure(r)
 		}
 		if !confirm(fmt.Sprintf("Revert %s?", count(len(r.Restored), "path"))) {
 			return errors.New("revert cancelled; nothing was changed")
@@ -69,22 +68,29 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.R
 	if err != nil {
 		return err
 	}
-	if err := g.emit(r, func(w io.Writer) { writeRevert(w, req, r) }); err != nil {
+	failure := revertFailure(r)
+	out := revertOutput{RevertResult: r}
+	if failure != nil {
+		out.Error = failure.Error()
+	}
+	if err := g.emit(out, func(w io.Writer) { writeRevert(w, req, r) }); err != nil {
 		return err
 	}
-	for _, c := range r.Restored {
-		if c.Error != "" {
-			err := fmt.Errorf("%s could not be reverted: %s", c.Path, c.Error)
-			if g.json {
-				// The result, with its errors, is the one JSON object.
-				fmt.Fprintln(os.Stderr, "ckpt:", err)
-				return exitcode.Coded{Code: 1}
-			}
-			return err
-		}
+	if failure != nil {
+		return answered{failure}
 	}
 	return nil
 }
+
+// revertOutput is the revert's one JSON object: with error set when a
+// path was refused or failed (ckpt then exits 1).
+type revertOutput struct {
+	api.RevertResult
+	Error string `json:"error,omitempty"`
+}
+
+// revertFailure is restoreFailure for a revert.
+func revertFailure(r api.RevertResult) error { return failureOf(r.RestoreResult, "reverted") }
 
 func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 	what := fmt.Sprintf("run %s/%s", req.Session, req.Run)
@@ -101,6 +107,9 @@ func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 		if c.Conflict {
 			note = "  (forced over a later change: ckpt undo brings it back)"
 		}
+		if len(c.SharedWith) > 0 {
+			note += "  (shared with " + sharedWith(c.SharedWith) + ")"
+		}
 		if c.Error != "" {
 			note = "  FAILED: " + c.Error
 		}
@@ -108,7 +117,7 @@ func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 	}
 	var left []api.Conflict
 	for _, c := range r.Conflicts {
-		if !restored(r, c.Path) {
+		if !restored(r, c.Path) && !refused(r, c.Path) {
 			left = append(left, c)
 		}
 	}
@@ -124,13 +133,20 @@ func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
 		}
 	}
-	if r.GuardCheckpointID != "" {
-		fmt.Fprintf(w, "guard checkpoint %s: undo with: ckpt undo\n", r.GuardCheckpointID)
-	}
+	writeRestoreEnd(w, r.RestoreResult)
 }
 
 func restored(r api.RevertResult, p string) bool {
 	for _, c := range r.Restored {
+		if c.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+func refused(r api.RevertResult, p string) bool {
+	for _, c := range r.Refused {
 		if c.Path == p {
 			return true
 		}

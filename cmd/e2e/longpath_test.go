@@ -96,3 +96,45 @@ func TestPathLongerThanPathMax(t *testing.T) {
 		}
 	})
 }
+
+// TestPathLongerThanPathMaxLastError: a directory too deep to watch,
+// created while the daemon runs, makes the watcher fall back to full
+// re-walks, and status's last_error says so (the actionable line), not a
+// later per-walk error about the same path.
+func TestPathLongerThanPathMaxLastError(t *testing.T) {
+	parts := make([]string, 20)
+	for i := range parts {
+		parts[i] = strings.Repeat("d", 250)
+	}
+	deep := strings.Join(parts, "/")
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("a.txt", "a\n")
+		ws.start()
+		ws.writeDeep(deep+"/f.txt", "deep\n")
+		var s struct {
+			statusJSON
+			Daemon struct {
+				Running   bool   `json:"running"`
+				LastError string `json:"last_error"`
+			} `json:"daemon"`
+		}
+		ws.ckptJSON(&s, "status")
+		if got := strings.Join(kinds(s.Changes), ","); got != "added "+deep+"/f.txt" {
+			t.Errorf("status changes = %.80s…, want the deep file added", got)
+		}
+		ws.ckptJSON(&s, "status") // a second sync: another full re-walk
+		if m == embedded {
+			if s.Daemon.LastError != "" {
+				t.Errorf("embedded status: last_error %q, want none", s.Daemon.LastError)
+			}
+			return
+		}
+		if !strings.Contains(s.Daemon.LastError, "longer than PATH_MAX") || !strings.Contains(s.Daemon.LastError, "falling back to full re-walks") {
+			t.Errorf("status last_error = %.300q; want the watcher's fallback to full re-walks\n%s", s.Daemon.LastError, strings.ReplaceAll(ws.daemonLog(), parts[0], "D"))
+		}
+		if text := ws.ckptOK("status"); !strings.Contains(text, "last error: cannot watch") {
+			t.Errorf("status text: want the fallback as the last error:\n%.600s", text)
+		}
+	})
+}

@@ -206,6 +206,9 @@ type RestoredChange struct {
 	Kind     string `json:"kind"`
 	Conflict bool   `json:"conflict,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// SharedWith (a revert's) is who else was open when the run or call
+	// made the change: reverting it undoes theirs too.
+	SharedWith []Party `json:"shared_with,omitempty"`
 }
 
 // KeptChange is a path a restore left alone, and why.
@@ -258,6 +261,9 @@ type PathVersion struct {
 	SessionID  string `json:"session_id"`
 	RunID      string `json:"run_id"`
 	ToolCallID string `json:"tool_call_id"`
+	// SharedWith is who else was open when it was written, besides the
+	// run or tool call above: a revert of any of them reverts it.
+	SharedWith []Party `json:"shared_with,omitempty"`
 	// CheckpointID holds exactly this version ("" when none does: the
 	// version lived between two checkpoints). Ref always does: `ckpt
 	// restore REF PATH` brings this version back.
