@@ -57,41 +57,24 @@ func (Adapter) Runtime() string { return "codex" }
 // tools that may write (Bash, apply_patch, MCP tools).
 func (Adapter) Windowed(string) bool { return true }
 
+// format is Codex's payload: its event names are the core's.
+var format = hooks.Format{
+	Events: map[string]string{
+		EventUserPromptSubmit: claudecode.EventUserPromptSubmit,
+		EventPreToolUse:       claudecode.EventPreToolUse,
+		EventPostToolUse:      claudecode.EventPostToolUse,
+		EventStop:             claudecode.EventStop,
+		EventStopFailure:      claudecode.EventStop,
+	},
+	SessionKey: "session_id",
+	CallIDKey:  "tool_use_id",
+	Command:    command,
+}
+
 // Parse implements hooks.Adapter.
 func (Adapter) Parse(data []byte) (hooks.Event, error) {
-	p, err := hooks.Decode(data)
-	if err != nil {
-		return hooks.Event{}, err
-	}
-	native, err := p.Required("hook_event_name")
-	if err != nil {
-		return hooks.Event{}, err
-	}
-	ev := hooks.Event{Native: native}
-	ev.Cwd = p.String("cwd")
-	ev.TranscriptPath = p.String("transcript_path")
-	ev.Prompt = p.String("prompt")
-	switch native {
-	case EventUserPromptSubmit, EventPreToolUse, EventPostToolUse, EventStop:
-		ev.Event = native
-	case EventStopFailure:
-		ev.Event = claudecode.EventStop
-	default:
-		return ev, nil
-	}
-	if ev.SessionID, err = p.ID("session_id"); err != nil {
-		return hooks.Event{}, err
-	}
-	if ev.Event != EventPreToolUse && ev.Event != EventPostToolUse {
-		return ev, nil
-	}
-	if ev.ToolName, err = p.Required("tool_name"); err != nil {
-		return hooks.Event{}, err
-	}
-	ev.ToolUseID = p.String("tool_use_id")
-	ev.CallID = hooks.CallID(ev.ToolUseID, ev.ToolName, p["tool_input"])
-	ev.Command = command(ev.ToolName, p.Object("tool_input"))
-	return ev, nil
+	ev, _, err := format.Parse(data)
+	return ev, err
 }
 
 // command is the record of a call: the Bash command; for apply_patch,
@@ -118,27 +101,4 @@ func command(tool string, input hooks.Payload) string {
 // as UserPromptSubmit's additionalContext, unstored changes as
 // PostToolUse's, and at Stop a systemMessage (shown to the person) with
 // the command that undoes the turn.
-func (Adapter) Output(o hooks.Outcome) []byte {
-	switch {
-	case o.Started != nil && o.Event.Event == EventUserPromptSubmit:
-		return contextOutput(EventUserPromptSubmit, claudecode.DriftContext(*o.Started))
-	case o.ToolEnd != nil && o.Event.Event == EventPostToolUse:
-		return contextOutput(EventPostToolUse, claudecode.UncoveredContext(*o.ToolEnd))
-	case o.Ended != nil && o.Event.Event == EventStop && len(o.Ended.Files) > 0:
-		return hooks.JSONLine(map[string]string{"systemMessage": hooks.UndoLine(o.Ended.SessionID, o.Ended.RunID)})
-	}
-	return nil
-}
-
-func contextOutput(event, text string) []byte {
-	if text == "" {
-		return nil
-	}
-	type specific struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	}
-	return hooks.JSONLine(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{event, text}})
-}
+func (Adapter) Output(o hooks.Outcome) []byte { return hooks.ContextOutput(o) }

@@ -54,53 +54,36 @@ func (Adapter) Runtime() string { return "cursor" }
 // Windowed implements hooks.Adapter.
 func (Adapter) Windowed(tool string) bool { return !readOnly[tool] }
 
-// Parse implements hooks.Adapter.
+// format is Cursor's payload: the session is the conversation.
+var format = hooks.Format{
+	Events: map[string]string{
+		EventBeforeSubmitPrompt: claudecode.EventUserPromptSubmit,
+		EventPreToolUse:         claudecode.EventPreToolUse,
+		EventPostToolUse:        claudecode.EventPostToolUse,
+		EventPostToolUseFailure: claudecode.EventPostToolUse,
+		EventStop:               claudecode.EventStop,
+		EventSessionEnd:         claudecode.EventSessionEnd,
+	},
+	SessionKey: "conversation_id",
+	CallIDKey:  "tool_use_id",
+	Command: func(tool string, input hooks.Payload) string {
+		return hooks.ToolCommand(tool, input, tool == Shell, "command", "file_path", "path", "target_file")
+	},
+}
+
+// Parse implements hooks.Adapter: the project is the first of
+// workspace_roots, and the cwd when the payload has none.
 func (Adapter) Parse(data []byte) (hooks.Event, error) {
-	p, err := hooks.Decode(data)
+	ev, p, err := format.Parse(data)
 	if err != nil {
 		return hooks.Event{}, err
 	}
-	native, err := p.Required("hook_event_name")
-	if err != nil {
-		return hooks.Event{}, err
-	}
-	ev := hooks.Event{Native: native}
-	roots := p.Strings("workspace_roots")
-	if len(roots) > 0 {
+	if roots := p.Strings("workspace_roots"); len(roots) > 0 {
 		ev.ProjectDir = roots[0]
 	}
-	ev.Cwd = p.String("cwd")
 	if ev.Cwd == "" {
 		ev.Cwd = ev.ProjectDir
 	}
-	ev.TranscriptPath = p.String("transcript_path")
-	ev.Prompt = p.String("prompt")
-	switch native {
-	case EventBeforeSubmitPrompt:
-		ev.Event = claudecode.EventUserPromptSubmit
-	case EventPreToolUse:
-		ev.Event = claudecode.EventPreToolUse
-	case EventPostToolUse, EventPostToolUseFailure:
-		ev.Event = claudecode.EventPostToolUse
-	case EventStop:
-		ev.Event = claudecode.EventStop
-	case EventSessionEnd:
-		ev.Event = claudecode.EventSessionEnd
-	default:
-		return ev, nil
-	}
-	if ev.SessionID, err = p.ID("conversation_id"); err != nil {
-		return hooks.Event{}, err
-	}
-	if ev.Event != claudecode.EventPreToolUse && ev.Event != claudecode.EventPostToolUse {
-		return ev, nil
-	}
-	if ev.ToolName, err = p.Required("tool_name"); err != nil {
-		return hooks.Event{}, err
-	}
-	ev.ToolUseID = p.String("tool_use_id")
-	ev.CallID = hooks.CallID(ev.ToolUseID, ev.ToolName, p["tool_input"])
-	ev.Command = hooks.ToolCommand(ev.ToolName, p.Object("tool_input"), ev.ToolName == Shell, "command", "file_path", "path", "target_file")
 	return ev, nil
 }
 

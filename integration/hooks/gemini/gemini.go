@@ -61,46 +61,29 @@ func (Adapter) Runtime() string { return "gemini" }
 // know).
 func (Adapter) Windowed(tool string) bool { return !readOnly[tool] }
 
+// format is Gemini CLI's payload. It has no call id: BeforeTool and
+// AfterTool carry the same tool_input.
+var format = hooks.Format{
+	Events: map[string]string{
+		EventBeforeAgent: claudecode.EventUserPromptSubmit,
+		EventBeforeTool:  claudecode.EventPreToolUse,
+		EventAfterTool:   claudecode.EventPostToolUse,
+		EventAfterAgent:  claudecode.EventStop,
+		EventSessionEnd:  claudecode.EventSessionEnd,
+	},
+	SessionKey: "session_id",
+	Command: func(tool string, input hooks.Payload) string {
+		return hooks.ToolCommand(tool, input, tool == Shell, "command", "file_path", "dir_path", "path")
+	},
+}
+
 // Parse implements hooks.Adapter.
 func (a Adapter) Parse(data []byte) (hooks.Event, error) {
-	p, err := hooks.Decode(data)
+	ev, _, err := format.Parse(data)
 	if err != nil {
 		return hooks.Event{}, err
 	}
-	native, err := p.Required("hook_event_name")
-	if err != nil {
-		return hooks.Event{}, err
-	}
-	ev := hooks.Event{Native: native, ProjectDir: a.ProjectDir}
-	ev.Cwd = p.String("cwd")
-	ev.TranscriptPath = p.String("transcript_path")
-	ev.Prompt = p.String("prompt")
-	switch native {
-	case EventBeforeAgent:
-		ev.Event = claudecode.EventUserPromptSubmit
-	case EventBeforeTool:
-		ev.Event = claudecode.EventPreToolUse
-	case EventAfterTool:
-		ev.Event = claudecode.EventPostToolUse
-	case EventAfterAgent:
-		ev.Event = claudecode.EventStop
-	case EventSessionEnd:
-		ev.Event = claudecode.EventSessionEnd
-	default:
-		return ev, nil
-	}
-	if ev.SessionID, err = p.ID("session_id"); err != nil {
-		return hooks.Event{}, err
-	}
-	if ev.Event != claudecode.EventPreToolUse && ev.Event != claudecode.EventPostToolUse {
-		return ev, nil
-	}
-	if ev.ToolName, err = p.Required("tool_name"); err != nil {
-		return hooks.Event{}, err
-	}
-	// No call id: BeforeTool and AfterTool carry the same tool_input.
-	ev.CallID = hooks.CallID("", ev.ToolName, p["tool_input"])
-	ev.Command = hooks.ToolCommand(ev.ToolName, p.Object("tool_input"), ev.ToolName == Shell, "command", "file_path", "dir_path", "path")
+	ev.ProjectDir = a.ProjectDir
 	return ev, nil
 }
 
@@ -108,27 +91,4 @@ func (a Adapter) Parse(data []byte) (hooks.Event, error) {
 // as BeforeAgent's additionalContext, unstored changes as AfterTool's,
 // and at AfterAgent a systemMessage (shown to the person) with the
 // command that undoes the turn.
-func (Adapter) Output(o hooks.Outcome) []byte {
-	switch {
-	case o.Started != nil && o.Event.Native == EventBeforeAgent:
-		return contextOutput(EventBeforeAgent, claudecode.DriftContext(*o.Started))
-	case o.ToolEnd != nil && o.Event.Native == EventAfterTool:
-		return contextOutput(EventAfterTool, claudecode.UncoveredContext(*o.ToolEnd))
-	case o.Ended != nil && o.Event.Native == EventAfterAgent && len(o.Ended.Files) > 0:
-		return hooks.JSONLine(map[string]string{"systemMessage": hooks.UndoLine(o.Ended.SessionID, o.Ended.RunID)})
-	}
-	return nil
-}
-
-func contextOutput(event, text string) []byte {
-	if text == "" {
-		return nil
-	}
-	type specific struct {
-		HookEventName     string `json:"hookEventName"`
-		AdditionalContext string `json:"additionalContext"`
-	}
-	return hooks.JSONLine(struct {
-		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{event, text}})
-}
+func (Adapter) Output(o hooks.Outcome) []byte { return hooks.ContextOutput(o) }
