@@ -15,7 +15,9 @@ import (
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/internal/fsutil"
@@ -117,15 +119,15 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 		}
 	}
 	interrupted := missedInterrupt(&st)
-	var out []byte
+	var o hooks.Outcome
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
 		if interrupted {
-			if st, _, err = applyHook(ctx, b, interruptInput(in.SessionID), st, g.root); err != nil {
+			if st, _, err = applyPlan(ctx, b, hooks.Event{HookInput: interruptInput(in.SessionID)}, st, g.root, true); err != nil {
 				return err
 			}
 		}
-		st, out, err = applyHook(ctx, b, in, st, g.root)
+		st, o, err = applyPlan(ctx, b, hooks.Event{HookInput: in}, st, g.root, true)
 		return err
 	})(cmd, nil)
 	if worthSaving(st, saved) {
@@ -139,16 +141,18 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if st.Run != "" && st.Run != saved.Run && st.Transcript != "" {
 		startFollower(in.SessionID, st.Workspace)
 	}
-	_, err = stdout.Write(out)
+	_, err = stdout.Write(claudeCodeOutput(o))
 	return err
 }
 
-// applyHook carries out the event's plan on the engine, action by action,
-// and returns the session's new state (as far as the actions succeeded)
-// and what to print for Claude Code.
-func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claudecode.HookState, root string) (claudecode.HookState, []byte, error) {
-	var out []byte
-	acts := claudecode.Plan(in, st)
+// applyPlan carries out the event's plan (claudecode.Plan, the core every
+// runtime shares) on the engine, action by action, and returns the
+// session's new state (as far as the actions succeeded) and what the
+// engine answered. With transcripts a new run records where its
+// transcript ends (Claude Code's interrupts are read from it).
+func applyPlan(ctx context.Context, b backend, ev hooks.Event, st claudecode.HookState, root string, transcripts bool) (claudecode.HookState, hooks.Outcome, error) {
+	o := hooks.Outcome{Event: ev}
+	acts := claudecode.Plan(ev.HookInput, st)
 	retries := 0
 	for i := 0; i < len(acts); i++ {
 		a := acts[i]
@@ -157,41 +161,58 @@ func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claud
 		case claudecode.ActionRunStart:
 			var rs api.RunStart
 			rs, err = b.RunStart(ctx, a.Session, a.Run)
-			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
+			if errors.Is(err, fault.Invalid) && retries < maxRunIDRetries {
 				// The id was used before: the state was lost. Take the next.
 				retries++
 				st.Turns++
-				acts, i = claudecode.Plan(in, st), -1
+				acts, i = claudecode.Plan(ev.HookInput, st), -1
 				continue
 			}
-			if err == nil && in.Event == claudecode.EventUserPromptSubmit {
-				out = claudecode.ContextOutput(in.Event, claudecode.DriftContext(rs))
-			}
+			o.Started = &rs
 		case claudecode.ActionRunEnd:
-			if _, err = b.RunEnd(ctx, a.Session, a.Run); err == nil && turnEnd(in.Event) {
-				out = claudecode.UndoMessage(a.Session, a.Run)
-			}
+			var re api.RunEnd
+			re, err = b.RunEnd(ctx, a.Session, a.Run)
+			o.Ended = &re
 		case claudecode.ActionRunWait:
-			out = claudecode.WaitMessage(a.Session, a.Run)
+			o.Waiting = a.Run
 		case claudecode.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
 		case claudecode.ActionToolEnd:
 			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
-			if err == nil && in.Event == claudecode.EventPostToolUse {
-				out = claudecode.ContextOutput(in.Event, claudecode.UncoveredContext(te))
-			}
+			o.ToolEnd = &te
 		}
 		if err != nil {
-			return st, nil, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
+			return st, hooks.Outcome{Event: ev}, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
 		}
 		st = claudecode.Apply(st, a)
 		if a.Kind == claudecode.ActionRunStart {
 			st.Workspace = root
-			st.Transcript, st.TranscriptOffset = transcriptStart(in.TranscriptPath)
+			if transcripts {
+				st.Transcript, st.TranscriptOffset = transcriptStart(ev.TranscriptPath)
+			}
 		}
 	}
-	return st, out, nil
+	return st, o, nil
+}
+
+// claudeCodeOutput is what to print for Claude Code: the drift since the
+// agent's last turn as UserPromptSubmit's context, unstored changes as
+// PostToolUse's, and at Stop the command that undoes the turn (or, when
+// the run waits for background subagents, that it stays open).
+func claudeCodeOutput(o hooks.Outcome) []byte {
+	in := o.Event.HookInput
+	switch {
+	case in.Event == claudecode.EventUserPromptSubmit && o.Started != nil:
+		return claudecode.ContextOutput(in.Event, claudecode.DriftContext(*o.Started))
+	case in.Event == claudecode.EventPostToolUse && o.ToolEnd != nil:
+		return claudecode.ContextOutput(in.Event, claudecode.UncoveredContext(*o.ToolEnd))
+	case turnEnd(in.Event) && o.Waiting != "":
+		return claudecode.WaitMessage(in.SessionID, o.Waiting)
+	case turnEnd(in.Event) && o.Ended != nil:
+		return claudecode.UndoMessage(o.Ended.SessionID, o.Ended.RunID)
+	}
+	return nil
 }
 
 // hookWorkspace is the workspace an event goes to: the open run's, else
@@ -271,7 +292,7 @@ func openHookState(ctx context.Context, stateDir, runtime, session string) (*hoo
 }
 
 // load is the session's state; a missing or unreadable file is a fresh
-// session (a reused run id is then skipped by applyHook).
+// session (a reused run id is then skipped by applyPlan).
 func (h *hookStateFile) load() claudecode.HookState {
 	fresh := claudecode.HookState{Session: h.session}
 	data, err := os.ReadFile(h.path)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 )
 
@@ -150,7 +151,7 @@ func endInterrupted(cmd *cobra.Command, g *globalOptions, stateDir, session, run
 	g.dir = st.Workspace
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
-		st, _, err = applyHook(ctx, b, interruptInput(session), st, g.root)
+		st, _, err = applyPlan(ctx, b, hooks.Event{HookInput: interruptInput(session)}, st, g.root, true)
 		return err
 	})(cmd, nil)
 	if serr := hs.save(st); err == nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/fault"
-	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/codex"
@@ -112,7 +111,7 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	var o hooks.Outcome
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
-		st, o, err = applyRuntimeHook(ctx, b, ev, st, g.root)
+		st, o, err = applyPlan(ctx, b, ev, st, g.root, false)
 		return err
 	})(cmd, nil)
 	var out []byte
@@ -129,51 +128,6 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	}
 	_, err = stdout.Write(out)
 	return err
-}
-
-// applyRuntimeHook carries out the event's plan (claudecode.Plan, the
-// core every runtime shares) on the engine, action by action, and returns
-// the session's new state (as far as the actions succeeded) and what the
-// engine answered.
-func applyRuntimeHook(ctx context.Context, b backend, ev hooks.Event, st claudecode.HookState, root string) (claudecode.HookState, hooks.Outcome, error) {
-	o := hooks.Outcome{Event: ev}
-	acts := claudecode.Plan(ev.HookInput, st)
-	retries := 0
-	for i := 0; i < len(acts); i++ {
-		a := acts[i]
-		var err error
-		switch a.Kind {
-		case claudecode.ActionRunStart:
-			var rs api.RunStart
-			rs, err = b.RunStart(ctx, a.Session, a.Run)
-			if errors.Is(err, fault.Invalid) && retries < maxRunIDRetries {
-				// The id was used before: the state was lost. Take the next.
-				retries++
-				st.Turns++
-				acts, i = claudecode.Plan(ev.HookInput, st), -1
-				continue
-			}
-			o.Started = &rs
-		case claudecode.ActionRunEnd:
-			var re api.RunEnd
-			re, err = b.RunEnd(ctx, a.Session, a.Run)
-			o.Ended = &re
-		case claudecode.ActionToolStart:
-			_, err = b.ToolStart(ctx, a.ToolRequest())
-		case claudecode.ActionToolEnd:
-			var te api.ToolEnd
-			te, err = b.ToolEnd(ctx, a.ToolRequest())
-			o.ToolEnd = &te
-		}
-		if err != nil {
-			return st, hooks.Outcome{Event: ev}, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
-		}
-		st = claudecode.Apply(st, a)
-		if a.Kind == claudecode.ActionRunStart {
-			st.Workspace = root
-		}
-	}
-	return st, o, nil
 }
 
 // runtimeOutput is the adapter's answer. For a runtime that takes no

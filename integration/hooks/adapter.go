@@ -27,6 +27,9 @@ type Outcome struct {
 	Started *api.RunStart
 	ToolEnd *api.ToolEnd
 	Ended   *api.RunEnd
+	// Waiting is the run a Stop kept open for the background subagents
+	// still running (Claude Code).
+	Waiting string
 	// Pending is, for a DriftDeferrer, the drift told at the turn's start
 	// that the agent has not been told yet.
 	Pending string
