@@ -14,7 +14,6 @@ import (
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks"
@@ -79,18 +78,9 @@ func hookFailure(err error) error {
 }
 
 func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdin io.Reader, stdout io.Writer) error {
-	if len(args) > 0 {
-		return fmt.Errorf("takes no arguments, got %q", args)
-	}
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
-		return errors.New("reads a Claude Code hook's JSON on stdin; register it in Claude Code's settings.json (see integration/claude-code-settings.json)")
-	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	data, err := readHookPayload(args, stdin, "reads a Claude Code hook's JSON on stdin; register it in Claude Code's settings.json (see integration/claude-code-settings.json)")
 	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
-	if len(data) > maxHookInput {
-		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
+		return err
 	}
 	in, err := claudecode.ParseHook(data)
 	if err != nil {
@@ -99,14 +89,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if !claudecode.Relevant(in) {
 		return nil
 	}
-	base, err := config.Load(config.Options{Flags: cmd.Flags()})
-	if err != nil {
-		return err
-	}
-	if err := local.PrepareStateDir(base.StateDir); err != nil {
-		return err
-	}
-	hs, err := openHookState(cmd.Context(), base.StateDir, "claude-code", in.SessionID)
+	stateDir, hs, err := openSessionState(cmd, "claude-code", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -114,7 +97,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	st := hs.load()
 	saved := st
 	if g.dir == "" {
-		if g.dir, err = hookWorkspace(in, st, base.StateDir, os.Getenv("CLAUDE_PROJECT_DIR")); err != nil {
+		if g.dir, err = hookWorkspace(in, st, stateDir, os.Getenv("CLAUDE_PROJECT_DIR")); err != nil {
 			return err
 		}
 	}
@@ -143,6 +126,39 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	}
 	_, err = stdout.Write(claudeCodeOutput(o))
 	return err
+}
+
+// readHookPayload is the hook's payload on stdin, at most maxHookInput
+// bytes; onTerminal is the error when stdin is a terminal.
+func readHookPayload(args []string, stdin io.Reader, onTerminal string) ([]byte, error) {
+	if len(args) > 0 {
+		return nil, fmt.Errorf("takes no arguments, got %q", args)
+	}
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return nil, errors.New(onTerminal)
+	}
+	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("read stdin: %w", err)
+	}
+	if len(data) > maxHookInput {
+		return nil, fault.Invalidf("bad hook input: larger than %d bytes", maxHookInput)
+	}
+	return data, nil
+}
+
+// openSessionState loads the configuration and opens, locked, the
+// session's hook state in its state directory, which it returns too.
+func openSessionState(cmd *cobra.Command, runtime, session string) (string, *hookStateFile, error) {
+	base, err := config.Load(config.Options{Flags: cmd.Flags()})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
+		return "", nil, err
+	}
+	hs, err := openHookState(cmd.Context(), base.StateDir, runtime, session)
+	return base.StateDir, hs, err
 }
 
 // applyPlan carries out the event's plan (claudecode.Plan, the core every

@@ -11,14 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
-	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/codex"
 	"github.com/ckptdev/ckpt/integration/hooks/cursor"
 	"github.com/ckptdev/ckpt/integration/hooks/gemini"
-	"github.com/ckptdev/ckpt/integration/local"
 )
 
 // addRuntimeHookCommands adds `ckpt hook codex|gemini|cursor`: the same
@@ -69,18 +66,9 @@ func runtimeHookFailure(runtime string, err error) error {
 }
 
 func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args []string, stdin io.Reader, stdout io.Writer) error {
-	if len(args) > 0 {
-		return fmt.Errorf("takes no arguments, got %q", args)
-	}
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
-		return fmt.Errorf("reads a hook's JSON on stdin; install it with `ckpt integrate %s`", a.Runtime())
-	}
-	data, err := io.ReadAll(io.LimitReader(stdin, maxHookInput+1))
+	data, err := readHookPayload(args, stdin, fmt.Sprintf("reads a hook's JSON on stdin; install it with `ckpt integrate %s`", a.Runtime()))
 	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
-	}
-	if len(data) > maxHookInput {
-		return fault.Invalidf("bad hook input: larger than %d bytes", maxHookInput)
+		return err
 	}
 	ev, err := a.Parse(data)
 	if err != nil {
@@ -89,14 +77,7 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	if !hooks.Relevant(a, ev) {
 		return nil
 	}
-	base, err := config.Load(config.Options{Flags: cmd.Flags()})
-	if err != nil {
-		return err
-	}
-	if err := local.PrepareStateDir(base.StateDir); err != nil {
-		return err
-	}
-	hs, err := openHookState(cmd.Context(), base.StateDir, a.Runtime(), ev.SessionID)
+	stateDir, hs, err := openSessionState(cmd, a.Runtime(), ev.SessionID)
 	if err != nil {
 		return err
 	}
@@ -104,7 +85,7 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	st := hs.load()
 	saved := st
 	if g.dir == "" {
-		if g.dir, err = hookWorkspace(ev.HookInput, st, base.StateDir, ev.ProjectDir); err != nil {
+		if g.dir, err = hookWorkspace(ev.HookInput, st, stateDir, ev.ProjectDir); err != nil {
 			return err
 		}
 	}
