@@ -1,6 +1,9 @@
 package hooks
 
-import "github.com/ckptdev/ckpt/integration/hooks/claudecode"
+import (
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
+)
 
 // Format is what differs between the runtimes' hook payloads that share
 // Claude Code's shape (hook_event_name, cwd, transcript_path, prompt,
@@ -15,14 +18,14 @@ type Format struct {
 	// none (the call id is then derived from the tool and its input).
 	CallIDKey string
 	// Command is the record of a tool call.
-	Command func(tool string, input Payload) string
+	Command func(tool string, input payload.Payload) string
 }
 
 // Parse reads a payload in the format: the event, the common fields and,
 // for the events the core acts on, the session and the tool call. It
 // also returns the payload, for the fields only one runtime has.
-func (f Format) Parse(data []byte) (Event, Payload, error) {
-	p, err := Decode(data)
+func (f Format) Parse(data []byte) (Event, payload.Payload, error) {
+	p, err := payload.Decode(data)
 	if err != nil {
 		return Event{}, nil, err
 	}
@@ -51,7 +54,7 @@ func (f Format) Parse(data []byte) (Event, Payload, error) {
 	if f.CallIDKey != "" {
 		ev.ToolUseID = p.String(f.CallIDKey)
 	}
-	ev.CallID = CallID(ev.ToolUseID, ev.ToolName, p["tool_input"])
+	ev.CallID = payload.CallID(ev.ToolUseID, ev.ToolName, p["tool_input"])
 	ev.Command = f.Command(ev.ToolName, p.Object("tool_input"))
 	return ev, p, nil
 }

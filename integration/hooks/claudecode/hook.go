@@ -6,17 +6,15 @@ package claudecode
 // calls the engine. HOOKS.md says how to register the hooks.
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 )
@@ -33,12 +31,8 @@ const (
 	EventSessionEnd         = "SessionEnd"
 )
 
-// Limits on what ckpt takes from a payload.
-const (
-	maxIDLen      = 256  // session_id, tool_use_id
-	maxCommandLen = 2000 // the command recorded on a pre_write checkpoint
-	maxListed     = 50   // paths listed in a context message
-)
+// maxListed bounds the paths listed in a context message.
+const maxListed = 50
 
 // HookInput is one hook payload: the common fields and those of the events
 // ckpt handles. Unknown fields are ignored; optional fields of the wrong
@@ -88,141 +82,47 @@ func isToolEvent(event string) bool {
 // hook_event_name, no usable session_id or tool_name where ckpt needs them)
 // is an error marked api.ErrInvalid.
 func ParseHook(data []byte) (HookInput, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return HookInput{}, badInput("not a JSON object: %v", err)
-	}
-	if m == nil {
-		return HookInput{}, badInput("not a JSON object: null")
-	}
-	var in HookInput
-	var err error
-	if in.Event, err = requiredString(m, "hook_event_name"); err != nil {
+	p, err := payload.Decode(data)
+	if err != nil {
 		return HookInput{}, err
 	}
-	in.Cwd = optionalString(m, "cwd")
-	in.TranscriptPath = optionalString(m, "transcript_path")
-	in.PromptID = optionalString(m, "prompt_id")
-	in.Prompt = optionalString(m, "prompt")
-	in.Source = optionalString(m, "source")
-	in.Reason = optionalString(m, "reason")
-	in.AgentID = optionalString(m, "agent_id")
-	in.RunningSubagents = runningSubagents(m)
-	in.ToolUseID = optionalString(m, "tool_use_id")
-	in.SessionID = optionalString(m, "session_id")
-	optionalBool(m, "stop_hook_active", &in.StopHookActive)
-	optionalBool(m, "is_interrupt", &in.IsInterrupt)
+	var in HookInput
+	if in.Event, err = p.Required("hook_event_name"); err != nil {
+		return HookInput{}, err
+	}
+	in.Cwd = p.String("cwd")
+	in.TranscriptPath = p.String("transcript_path")
+	in.PromptID = p.String("prompt_id")
+	in.Prompt = p.String("prompt")
+	in.Source = p.String("source")
+	in.Reason = p.String("reason")
+	in.AgentID = p.String("agent_id")
+	in.RunningSubagents = runningSubagents(p)
+	in.ToolUseID = p.String("tool_use_id")
+	in.SessionID = p.String("session_id")
+	in.StopHookActive = p.Bool("stop_hook_active")
+	in.IsInterrupt = p.Bool("is_interrupt")
 	if !known(in.Event) {
 		return in, nil
 	}
-	if in.SessionID, err = requiredString(m, "session_id"); err != nil {
+	if in.SessionID, err = p.ID("session_id"); err != nil {
 		return HookInput{}, err
-	}
-	if !validID(in.SessionID) {
-		return HookInput{}, badInput("session_id %q is not a usable id (control characters, or longer than %d bytes)", in.SessionID, maxIDLen)
 	}
 	if !isToolEvent(in.Event) {
 		return in, nil
 	}
-	if in.ToolName, err = requiredString(m, "tool_name"); err != nil {
+	if in.ToolName, err = p.Required("tool_name"); err != nil {
 		return HookInput{}, err
 	}
-	input := m["tool_input"]
-	in.CallID = in.ToolUseID
-	if !validID(in.CallID) {
-		in.CallID = derivedCallID(in.ToolName, input)
-	}
-	in.Command = toolCommand(in.ToolName, input)
+	in.CallID = payload.CallID(in.ToolUseID, in.ToolName, p["tool_input"])
+	in.Command = toolCommand(in.ToolName, p.Object("tool_input"))
 	return in, nil
-}
-
-func badInput(format string, args ...any) error {
-	return api.Invalid(fmt.Errorf("bad hook input: "+format, args...))
-}
-
-func requiredString(m map[string]json.RawMessage, key string) (string, error) {
-	b, ok := m[key]
-	if !ok || string(b) == "null" {
-		return "", badInput("no %s", key)
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return "", badInput("%s is not a string", key)
-	}
-	if s == "" {
-		return "", badInput("%s is empty", key)
-	}
-	return s, nil
-}
-
-func optionalString(m map[string]json.RawMessage, key string) string {
-	var s string
-	if b, ok := m[key]; ok {
-		json.Unmarshal(b, &s) // wrong type: ""
-	}
-	return s
-}
-
-func optionalBool(m map[string]json.RawMessage, key string, v *bool) {
-	if b, ok := m[key]; ok {
-		json.Unmarshal(b, v) // wrong type: false
-	}
-}
-
-// validID reports whether s can name a session or a tool call: non-empty,
-// valid UTF-8, bounded, without control characters (store keys separate
-// ids with NUL).
-func validID(s string) bool {
-	if s == "" || len(s) > maxIDLen || !utf8.ValidString(s) {
-		return false
-	}
-	return strings.IndexFunc(s, unicode.IsControl) < 0
-}
-
-// derivedCallID names a tool call from its tool name and canonical input.
-func derivedCallID(tool string, input json.RawMessage) string {
-	h := sha256.New()
-	h.Write([]byte(tool))
-	h.Write([]byte{0})
-	var v any
-	if err := json.Unmarshal(input, &v); err == nil {
-		if canon, err := json.Marshal(v); err == nil { // map keys sorted
-			input = canon
-		}
-	}
-	h.Write(bytes.TrimSpace(input))
-	return "call-" + hex.EncodeToString(h.Sum(nil))[:24]
 }
 
 // toolCommand is the record of a tool call: "sed -i ... f" for Bash,
 // "Edit src/a.go" for a tool working on a path, else the tool name.
-func toolCommand(tool string, input json.RawMessage) string {
-	var fields map[string]json.RawMessage
-	json.Unmarshal(input, &fields)
-	if tool == "Bash" {
-		if c := optionalString(fields, "command"); c != "" {
-			return truncate(c, maxCommandLen)
-		}
-	}
-	for _, key := range []string{"file_path", "notebook_path", "path", "url"} {
-		if p := optionalString(fields, key); p != "" {
-			return truncate(tool+" "+p, maxCommandLen)
-		}
-	}
-	return truncate(tool, maxCommandLen)
-}
-
-// truncate cuts s to at most n bytes, on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const more = "…"
-	cut := n - len(more)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + more
+func toolCommand(tool string, input payload.Payload) string {
+	return payload.ToolCommand(tool, input, tool == "Bash", "command", "file_path", "notebook_path", "path", "url")
 }
 
 // readOnlyTools never write files: they get no tool window. They are

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -59,7 +60,7 @@ func contextPath(p string) string {
 	if raw, err := api.UnquotePath(p); err == nil {
 		p = raw
 	}
-	return strconv.Quote(truncate(p, maxContextPath))
+	return strconv.Quote(payload.Truncate(p, maxContextPath))
 }
 
 // contextKind is a change kind; anything but the three kinds is quoted.
@@ -68,7 +69,7 @@ func contextKind(k string) string {
 	case "added", "modified", "deleted":
 		return k
 	}
-	return strconv.Quote(truncate(k, maxContextID))
+	return strconv.Quote(payload.Truncate(k, maxContextID))
 }
 
 // contextID is a session, run or checkpoint id: as it is when it is a
@@ -77,5 +78,5 @@ func contextID(id string) string {
 	if snapshot.ValidID(id) {
 		return id
 	}
-	return strconv.Quote(truncate(id, maxContextID))
+	return strconv.Quote(payload.Truncate(id, maxContextID))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 )
 
 // FuzzParseHook: no payload makes the parser or the mapping panic; what
@@ -37,14 +38,14 @@ func FuzzParseHook(f *testing.F) {
 		if in.Event == "" {
 			t.Fatal("accepted a payload without an event")
 		}
-		if known(in.Event) && !validID(in.SessionID) {
+		if known(in.Event) && !payload.ValidID(in.SessionID) {
 			t.Fatalf("accepted session id %q", in.SessionID)
 		}
 		if isToolEvent(in.Event) {
-			if !validID(in.CallID) {
+			if !payload.ValidID(in.CallID) {
 				t.Fatalf("call id %q", in.CallID)
 			}
-			if len(in.Command) > maxCommandLen || !utf8.ValidString(in.Command) {
+			if len(in.Command) > payload.MaxCommandLen || !utf8.ValidString(in.Command) {
 				t.Fatalf("command %q", in.Command)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 )
 
 // Payloads as Claude Code sends them (fields from its hooks reference;
@@ -184,7 +185,7 @@ func TestParseHookBadInput(t *testing.T) {
 		{"null session", `{"hook_event_name":"Stop","session_id":null}`, "no session_id"},
 		{"session not a string", `{"hook_event_name":"UserPromptSubmit","session_id":7}`, "session_id is not a string"},
 		{"session with NUL", `{"hook_event_name":"Stop","session_id":"a\u0000b"}`, "not a usable id"},
-		{"session too long", `{"hook_event_name":"Stop","session_id":"` + strings.Repeat("s", maxIDLen+1) + `"}`, "not a usable id"},
+		{"session too long", `{"hook_event_name":"Stop","session_id":"` + strings.Repeat("s", payload.MaxIDLen+1) + `"}`, "not a usable id"},
 		{"tool event without tool name", `{"hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"t"}`, "no tool_name"},
 	}
 	for _, tt := range tests {
@@ -218,7 +219,7 @@ func TestDerivedCallID(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if !validID(in.CallID) || !strings.HasPrefix(in.CallID, "call-") {
+		if !payload.ValidID(in.CallID) || !strings.HasPrefix(in.CallID, "call-") {
 			t.Errorf("%s: call id %q", name, in.CallID)
 		}
 		ids[name] = in.CallID
@@ -232,7 +233,7 @@ func TestDerivedCallID(t *testing.T) {
 }
 
 func TestToolCommandTruncated(t *testing.T) {
-	long := strings.Repeat("é", maxCommandLen) // 2 bytes each
+	long := strings.Repeat("é", payload.MaxCommandLen) // 2 bytes each
 	b, _ := json.Marshal(map[string]any{
 		"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
 		"tool_input": map[string]string{"command": long}, "tool_use_id": "t",
@@ -241,7 +242,7 @@ func TestToolCommandTruncated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Command) > maxCommandLen || !utf8.ValidString(in.Command) || !strings.HasSuffix(in.Command, "…") {
+	if len(in.Command) > payload.MaxCommandLen || !utf8.ValidString(in.Command) || !strings.HasSuffix(in.Command, "…") {
 		t.Errorf("command of %d bytes, valid UTF-8 %v: %q…", len(in.Command), utf8.ValidString(in.Command), in.Command[:20])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 )
 
 // Codex's events that ckpt acts on.
@@ -79,10 +80,10 @@ func (Adapter) Parse(data []byte) (hooks.Event, error) {
 
 // command is the record of a call: the Bash command; for apply_patch,
 // the files the patch adds, updates or deletes; else the tool's name.
-func command(tool string, input hooks.Payload) string {
+func command(tool string, input payload.Payload) string {
 	switch tool {
 	case "Bash":
-		return hooks.ToolCommand(tool, input, true, "command")
+		return payload.ToolCommand(tool, input, true, "command")
 	case "apply_patch":
 		var files []string
 		for _, line := range strings.Split(input.String("command"), "\n") {
@@ -92,9 +93,9 @@ func command(tool string, input hooks.Payload) string {
 				}
 			}
 		}
-		return hooks.Truncate(strings.TrimSpace("apply_patch "+strings.Join(files, " ")), hooks.MaxCommandLen)
+		return payload.Truncate(strings.TrimSpace("apply_patch "+strings.Join(files, " ")), payload.MaxCommandLen)
 	}
-	return hooks.Truncate(tool, hooks.MaxCommandLen)
+	return payload.Truncate(tool, payload.MaxCommandLen)
 }
 
 // Output implements hooks.Adapter: the drift since the agent's last turn

@@ -4,6 +4,7 @@ import (
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 )
 
 // Cursor's events that ckpt acts on.
@@ -66,8 +67,8 @@ var format = hooks.Format{
 	},
 	SessionKey: "conversation_id",
 	CallIDKey:  "tool_use_id",
-	Command: func(tool string, input hooks.Payload) string {
-		return hooks.ToolCommand(tool, input, tool == Shell, "command", "file_path", "path", "target_file")
+	Command: func(tool string, input payload.Payload) string {
+		return payload.ToolCommand(tool, input, tool == Shell, "command", "file_path", "path", "target_file")
 	},
 }
 

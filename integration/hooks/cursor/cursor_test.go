@@ -12,6 +12,7 @@ import (
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 )
 
 // TestParseFixtures: every documented payload parses to the core's event,
@@ -36,7 +37,7 @@ func TestParseFixtures(t *testing.T) {
 			t.Errorf("%s: native %q → event %q, session %q", f, ev.Native, ev.Event, ev.SessionID)
 		}
 		if ev.Event == claudecode.EventPreToolUse || ev.Event == claudecode.EventPostToolUse {
-			if ev.ToolName == "" || !hooks.ValidID(ev.CallID) || ev.Command == "" {
+			if ev.ToolName == "" || !payload.ValidID(ev.CallID) || ev.Command == "" {
 				t.Errorf("%s: tool %q call %q command %q", f, ev.ToolName, ev.CallID, ev.Command)
 			}
 		}
@@ -65,11 +66,11 @@ func FuzzParse(f *testing.F) {
 		if ev.Event == "" {
 			return
 		}
-		if !hooks.ValidID(ev.SessionID) {
+		if !payload.ValidID(ev.SessionID) {
 			t.Fatalf("session %q accepted", ev.SessionID)
 		}
 		if ev.Event == claudecode.EventPreToolUse || ev.Event == claudecode.EventPostToolUse {
-			if ev.ToolName == "" || !hooks.ValidID(ev.CallID) || len(ev.Command) > hooks.MaxCommandLen || !utf8.ValidString(ev.Command) && utf8.ValidString(string(data)) {
+			if ev.ToolName == "" || !payload.ValidID(ev.CallID) || len(ev.Command) > payload.MaxCommandLen || !utf8.ValidString(ev.Command) && utf8.ValidString(string(data)) {
 				t.Fatalf("tool %q call %q command %q", ev.ToolName, ev.CallID, ev.Command)
 			}
 		}

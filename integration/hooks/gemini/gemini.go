@@ -4,6 +4,7 @@ import (
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
 	"github.com/ckptdev/ckpt/integration/hooks/install"
+	"github.com/ckptdev/ckpt/integration/hooks/payload"
 )
 
 // Gemini CLI's events that ckpt acts on.
@@ -72,8 +73,8 @@ var format = hooks.Format{
 		EventSessionEnd:  claudecode.EventSessionEnd,
 	},
 	SessionKey: "session_id",
-	Command: func(tool string, input hooks.Payload) string {
-		return hooks.ToolCommand(tool, input, tool == Shell, "command", "file_path", "dir_path", "path")
+	Command: func(tool string, input payload.Payload) string {
+		return payload.ToolCommand(tool, input, tool == Shell, "command", "file_path", "dir_path", "path")
 	},
 }
 

@@ -1,4 +1,4 @@
-package hooks
+package payload
 
 import (
 	"bytes"
@@ -14,7 +14,8 @@ import (
 
 // Limits on what ckpt takes from a payload.
 const (
-	maxIDLen = 256 // session and tool call ids
+	// MaxIDLen bounds session and tool call ids.
+	MaxIDLen = 256
 	// MaxCommandLen bounds the command recorded on a tool window.
 	MaxCommandLen = 2000
 )
@@ -48,6 +49,15 @@ func (p Payload) String(key string) string {
 		json.Unmarshal(b, &s)
 	}
 	return s
+}
+
+// Bool is an optional bool field (false when absent or not a bool).
+func (p Payload) Bool(key string) bool {
+	var v bool
+	if b, ok := p[key]; ok {
+		json.Unmarshal(b, &v)
+	}
+	return v
 }
 
 // Strings is an optional array of strings (nil when absent or another
@@ -85,7 +95,7 @@ func (p Payload) ID(key string) (string, error) {
 		return "", err
 	}
 	if !ValidID(s) {
-		return "", Bad("%s %q is not a usable id (control characters, or longer than %d bytes)", key, s, maxIDLen)
+		return "", Bad("%s %q is not a usable id (control characters, or longer than %d bytes)", key, s, MaxIDLen)
 	}
 	return s, nil
 }
@@ -104,7 +114,7 @@ func (p Payload) Object(key string) Payload {
 // ValidID reports whether s can name a session or a tool call: non-empty,
 // valid UTF-8, bounded, without control characters.
 func ValidID(s string) bool {
-	if s == "" || len(s) > maxIDLen || !utf8.ValidString(s) {
+	if s == "" || len(s) > MaxIDLen || !utf8.ValidString(s) {
 		return false
 	}
 	return strings.IndexFunc(s, unicode.IsControl) < 0
@@ -158,30 +168,4 @@ func ToolCommand(tool string, input Payload, shell bool, shellKey string, pathKe
 		}
 	}
 	return Truncate(tool, MaxCommandLen)
-}
-
-// UndoLine is the one line that tells how to undo a run.
-func UndoLine(session, run string) string {
-	return "ckpt: undo this turn with: ckpt revert --session " + shellQuote(session) + " --run " + shellQuote(run)
-}
-
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
-}
-
-// JSONLine is v as one line of JSON and a newline; nil if it cannot be
-// encoded.
-func JSONLine(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return nil
-	}
-	return b.Bytes()
 }
