@@ -105,17 +105,29 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req api
 		return err
 	}
 	failure := restoreFailure(r)
-	out := restoreOutput{RestoreResult: r}
-	if failure != nil {
-		out.Error = failure.Error()
-	}
-	if err := g.emit(out, func(w io.Writer) { writeRestore(w, r) }); err != nil {
+	out := restoreOutput{RestoreResult: r, Error: errorText(failure)}
+	return emitRestoreResult(g, out, failure, func(w io.Writer) { writeRestore(w, r) })
+}
+
+// emitRestoreResult prints a restore's (or revert's) result: out, its
+// JSON object with error set to failure's text, or write's text. A path
+// refused or failed (failure) then makes ckpt exit 1.
+func emitRestoreResult(g *globalOptions, out any, failure error, write func(io.Writer)) error {
+	if err := g.emit(out, write); err != nil {
 		return err
 	}
 	if failure != nil {
 		return answered{failure}
 	}
 	return nil
+}
+
+// errorText is err's message, "" for nil.
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
 
 // restoreOutput is the restore's one JSON object: with error set when a

@@ -69,17 +69,8 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.R
 		return err
 	}
 	failure := revertFailure(r)
-	out := revertOutput{RevertResult: r}
-	if failure != nil {
-		out.Error = failure.Error()
-	}
-	if err := g.emit(out, func(w io.Writer) { writeRevert(w, req, r) }); err != nil {
-		return err
-	}
-	if failure != nil {
-		return answered{failure}
-	}
-	return nil
+	out := revertOutput{RevertResult: r, Error: errorText(failure)}
+	return emitRestoreResult(g, out, failure, func(w io.Writer) { writeRevert(w, req, r) })
 }
 
 // revertOutput is the revert's one JSON object: with error set when a
