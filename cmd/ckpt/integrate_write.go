@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ckptdev/ckpt/internal/fsutil"
 	"github.com/ckptdev/ckpt/textdiff"
 )
 
@@ -74,32 +75,11 @@ func writeBackup(path string, data []byte, mode fs.FileMode) (string, error) {
 	return "", fmt.Errorf("back up %s: too many backups this second", path)
 }
 
+// atomicWrite replaces the file at path with data, as every write of ckpt's
+// does (fsutil.WriteFile), naming the file when it fails.
 func atomicWrite(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".ckpt-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := fsutil.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

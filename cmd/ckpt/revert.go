@@ -47,7 +47,8 @@ checkpoint: ckpt undo brings back exactly the state before it.`,
 	return cmd
 }
 
-// runRevert asks first on a terminal (showing the plan) unless --yes.
+// runRevert asks first on a terminal (showing the plan) unless --yes,
+// with the backend closed while the person decides, as runRestore does.
 func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.RevertRequest, b backend) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
@@ -60,8 +61,12 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.R
 		if len(r.Restored) == 0 {
 			return revertFailure(r)
 		}
+		g.close() // as a restore does: no store lock held while the person decides
 		if !confirm(fmt.Sprintf("Revert %s?", count(len(r.Restored), "path"))) {
 			return errors.New("revert cancelled; nothing was changed")
+		}
+		if b, err = g.open(ctx); err != nil {
+			return err
 		}
 	}
 	r, err := b.Revert(ctx, req)

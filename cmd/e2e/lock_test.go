@@ -151,10 +151,16 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return master, slave
 }
 
-// TestConfirmDoesNotHoldTheStore: ckpt restore on a terminal shows its
-// plan and asks; while the person decides, other ckpt commands on the
-// workspace run at once, and the restore goes ahead once confirmed.
+// TestConfirmDoesNotHoldTheStore: ckpt restore (and revert) on a
+// terminal shows its plan and asks; while the person decides, other ckpt
+// commands on the workspace run at once, and it goes ahead once confirmed.
 func TestConfirmDoesNotHoldTheStore(t *testing.T) {
+	for _, verb := range []string{"restore", "revert"} {
+		t.Run(verb, func(t *testing.T) { testConfirmDoesNotHoldTheStore(t, verb) })
+	}
+}
+
+func testConfirmDoesNotHoldTheStore(t *testing.T, verb string) {
 	const lockTimeout = 3 * time.Second
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m, fmt.Sprintf("CKPT_LOCK_TIMEOUT=%s", lockTimeout))
@@ -167,7 +173,11 @@ func TestConfirmDoesNotHoldTheStore(t *testing.T) {
 		ws.ckptOK("run", "end", "--session", "s", "--run", "r1")
 
 		master, slave := openPTY(t)
-		restore := exec.Command(ckptBin, "restore", cp.CheckpointID)
+		args := []string{"restore", cp.CheckpointID}
+		if verb == "revert" {
+			args = []string{"revert", "--session", "s", "--run", "r1"}
+		}
+		restore := exec.Command(ckptBin, args...)
 		var stdout strings.Builder
 		restore.Dir, restore.Env = ws.root, ws.env
 		restore.Stdin, restore.Stdout, restore.Stderr = slave, &stdout, slave
@@ -200,16 +210,16 @@ func TestConfirmDoesNotHoldTheStore(t *testing.T) {
 		select {
 		case p := <-prompt:
 			if !strings.Contains(p, "[y/N]") {
-				t.Fatalf("ckpt restore on a terminal did not ask:\n%s", p)
+				t.Fatalf("ckpt %s on a terminal did not ask:\n%s", verb, p)
 			}
 		case <-time.After(commandTimeout):
-			t.Fatalf("ckpt restore on a terminal did not ask within %s", commandTimeout)
+			t.Fatalf("ckpt %s on a terminal did not ask within %s", verb, commandTimeout)
 		}
 
 		startedAt := time.Now()
 		r := ws.ckptResult("status", "--json")
 		if took := time.Since(startedAt); r.code != 0 || took >= lockTimeout {
-			t.Fatalf("ckpt status while ckpt restore waits for its answer: took %s (lock_timeout %s)\n%s", took, lockTimeout, r)
+			t.Fatalf("ckpt status while ckpt %s waits for its answer: took %s (lock_timeout %s)\n%s", verb, took, lockTimeout, r)
 		}
 		if _, err := master.Write([]byte("y\n")); err != nil {
 			t.Fatal(err)
@@ -218,13 +228,13 @@ func TestConfirmDoesNotHoldTheStore(t *testing.T) {
 		case err := <-done:
 			done <- err // for the deferred wait
 			if err != nil {
-				t.Fatalf("ckpt restore after y: %v\nstdout:\n%s", err, stdout.String())
+				t.Fatalf("ckpt %s after y: %v\nstdout:\n%s", verb, err, stdout.String())
 			}
 		case <-time.After(commandTimeout):
-			t.Fatalf("ckpt restore did not finish within %s after y", commandTimeout)
+			t.Fatalf("ckpt %s did not finish within %s after y", verb, commandTimeout)
 		}
 		if got := ws.read("a.txt"); got != "a1\n" {
-			t.Errorf("after a confirmed restore a.txt is %q, want a1", got)
+			t.Errorf("after a confirmed %s a.txt is %q, want a1", verb, got)
 		}
 	})
 }

@@ -80,8 +80,8 @@ func Lock(ctx context.Context, path string, wait time.Duration) (*os.File, error
 // WriteAtomic replaces name under root with what fill writes, with perm:
 // a temp file (InternalPrefix) in the same directory is filled, fsynced
 // and renamed over name, so a reader or a crash sees the old file or the
-// new one, never a part. On failure name is untouched and the temp file
-// removed.
+// new one, never a part; the directory is synced after the rename. On
+// failure name is untouched and the temp file removed.
 func WriteAtomic(root *os.Root, name string, perm fs.FileMode, fill func(*os.File) error) error {
 	tmp := TempName(name)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
@@ -103,8 +103,15 @@ func WriteAtomic(root *os.Root, name string, perm fs.FileMode, fill func(*os.Fil
 	}
 	if err != nil {
 		root.Remove(tmp)
+		return err
 	}
-	return err
+	// The rename lives in the directory: sync it too, or a crash may
+	// bring back the old name.
+	if d, derr := root.Open("."); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // WriteFile is WriteAtomic of data to the file at path (its directory
