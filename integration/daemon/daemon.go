@@ -33,7 +33,7 @@ type Options struct {
 	// each at the level chosen where it is logged: started, opening,
 	// serving, routine re-walks and reloads are info; lost events,
 	// refused connections and failed requests warn; every request is
-	// debug.
+	// debug. nil discards them.
 	Log *slog.Logger
 	// Progress, if set, gives the progress display of the first import of
 	// each workspace Run opens (not of those added later: their imports
@@ -60,6 +60,9 @@ type Daemon struct {
 
 // New returns a daemon that runs until ctx ends.
 func New(ctx context.Context, o Options) *Daemon {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
 	d := &Daemon{ctx: ctx, opts: o, log: o.Log, dirs: map[string]int{}}
 	d.watchCtx, d.stopWatching = context.WithCancel(context.WithoutCancel(ctx))
 	d.srv = NewServer(ServerOptions{Open: d.open, Logger: o.Log})
