@@ -74,7 +74,9 @@ A changed file is first copied to FILE.ckpt-backup-TIMESTAMP, then
 replaced atomically; running it again changes nothing. For codex it also
 sets [features] hooks = true in config.toml beside hooks.json, and trusts
 ckpt's handlers in ~/.codex/config.toml (Codex runs a hook only once it is
-trusted).
+trusted). It also registers ckpt's MCP server (ckpt mcp) in the runtime's
+MCP file: .mcp.json (--user: ~/.claude.json), .codex/config.toml,
+.gemini/settings.json, .cursor/mcp.json.
 
 --uninstall removes ckpt's entries only (and for codex their trust; the
 feature flag stays).
