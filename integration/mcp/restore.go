@@ -100,7 +100,7 @@ func changeResult(verb, what string, r api.RevertResult) (*mcp.CallToolResult, C
 		out.UndoHint = "call undo (or run: ckpt undo) to bring back the state before this"
 	}
 	if r.DryRun {
-		verb = "Would have " + verb
+		verb = "Would have " + strings.ToLower(verb)
 	}
 	var b strings.Builder
 	var restored, failed []listed

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -236,5 +237,41 @@ func TestTextQuotesAndCapsPaths(t *testing.T) {
 	}
 	if len(d.Changes) != len(files)+1 {
 		t.Fatalf("structured changes: %d", len(d.Changes))
+	}
+}
+
+func TestRunChangesOfOneToolCall(t *testing.T) {
+	ctx := context.Background()
+	cs, e, root := connect(t, map[string]string{"a.txt": "1\n", "b.txt": "1\n"})
+	if _, err := e.RunStart(ctx, "s1", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	call1 := api.ToolRequest{Session: "s1", Run: "r1", Call: "t1"}
+	if _, err := e.ToolStart(ctx, call1); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "a.txt", "by t1\n")
+	if _, err := e.ToolEnd(ctx, call1); err != nil {
+		t.Fatal(err)
+	}
+	call2 := api.ToolRequest{Session: "s1", Run: "r1", Call: "t2"}
+	if _, err := e.ToolStart(ctx, call2); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "b.txt", "by t2\n")
+	if _, err := e.ToolEnd(ctx, call2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.RunEnd(ctx, "s1", "r1"); err != nil {
+		t.Fatal(err)
+	}
+	var rc RunChangesOutput
+	res := call(t, cs, "run_changes", map[string]any{"tool_call_id": "t2"}, &rc)
+	if res.IsError || len(rc.Files) != 1 || rc.Files[0].Path != "b.txt" || rc.ToolCallID != "t2" {
+		t.Fatalf("run_changes of t2: %+v %s", rc, text(res))
+	}
+	res = call(t, cs, "revert", map[string]any{"tool_call_id": "t1"}, nil)
+	if res.IsError || read(t, root, "a.txt") != "1\n" || read(t, root, "b.txt") != "by t2\n" {
+		t.Fatalf("revert of t1: a=%q b=%q %s", read(t, root, "a.txt"), read(t, root, "b.txt"), text(res))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // MCPServer is how a runtime registers ckpt's MCP server (`ckpt mcp`):
@@ -63,7 +64,7 @@ func (m MCPServer) Remove(path string, data []byte, self string) (out []byte, ch
 		if !m.Installed(data, self) {
 			return data, false, nil
 		}
-		return RemoveSubtables(path, data, "mcp_servers", []string{MCPName})
+		return removeMCPTables(path, data)
 	}
 	doc, servers, err := loadMCP(path, data)
 	if err != nil {
@@ -134,7 +135,7 @@ func mergeMCPTOML(path string, data []byte, ckpt string) ([]byte, bool, error) {
 			return data, false, nil
 		}
 	}
-	out, _, err := RemoveSubtables(path, data, "mcp_servers", []string{MCPName})
+	out, _, err := removeMCPTables(path, data)
 	if err != nil {
 		return nil, false, err
 	}
@@ -152,4 +153,41 @@ func mergeMCPTOML(path string, data []byte, ckpt string) ([]byte, bool, error) {
 		return nil, false, &MalformedError{Path: path, Reason: "cannot set [mcp_servers.ckpt] in it without rewriting it; set it by hand"}
 	}
 	return b.Bytes(), true, nil
+}
+
+// removeMCPTables takes out ckpt's [mcp_servers."ckpt"] table, and one
+// written [mcp_servers.ckpt], with its subtables ([mcp_servers.ckpt.env]).
+func removeMCPTables(path string, data []byte) ([]byte, bool, error) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	ours := func(l []byte) bool {
+		h := string(bytes.TrimSpace(l))
+		for _, name := range []string{MCPName, tomlString(MCPName)} {
+			p := "[mcp_servers." + name
+			if h == p+"]" || strings.HasPrefix(h, p+".") && strings.HasSuffix(h, "]") {
+				return true
+			}
+		}
+		return false
+	}
+	var kept [][]byte
+	for i := 0; i < len(lines); {
+		if !ours(lines[i]) {
+			kept = append(kept, lines[i])
+			i++
+			continue
+		}
+		if n := len(kept); n > 0 && len(bytes.TrimSpace(kept[n-1])) == 0 {
+			kept = kept[:n-1]
+		}
+		for i++; i < len(lines) && !isHeader(lines[i]); i++ {
+		}
+	}
+	out := bytes.Join(kept, nil)
+	if bytes.Equal(out, data) {
+		return data, false, nil
+	}
+	if _, err := parseTOML(out); err != nil {
+		return nil, false, &MalformedError{Path: path, Reason: "cannot remove its [mcp_servers.ckpt] table without rewriting it; remove it by hand"}
+	}
+	return out, true, nil
 }
