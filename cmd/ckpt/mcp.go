@@ -2,11 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
 	ckptmcp "github.com/ckptdev/ckpt/integration/mcp"
 )
@@ -31,7 +36,12 @@ runtimes that speak MCP.`,
 			g.entered = true
 			g.cmd = cmd
 			s := ckptmcp.NewServer(&perCallBackend{g: g}, api.Version)
-			return s.Run(cmd.Context(), &mcp.StdioTransport{})
+			err := s.Run(cmd.Context(), &mcp.StdioTransport{})
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return exitcode.Usage(fmt.Errorf("mcp: stdin is not JSON-RPC: %w", err))
+			}
+			return err
 		},
 	}
 }

@@ -147,3 +147,26 @@ func TestMCPServer(t *testing.T) {
 		assertTree(t, "after the agent's undo", after, ws.tree())
 	})
 }
+
+// TestMCPMalformedStdin: what is not JSON-RPC on ckpt mcp's stdin is bad
+// input: one line on stderr, nothing on stdout, exit 2, nothing changed.
+func TestMCPMalformedStdin(t *testing.T) {
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("a.txt", "a\n")
+		ws.start()
+		before := ws.tree()
+		for _, in := range []string{"garbage\n", `{"jsonrpc":"2.0","id":1,"method":"initialize"`} {
+			cmd := exec.Command(ckptBin, "mcp")
+			cmd.Dir, cmd.Env, cmd.Stdin = ws.root, ws.env, strings.NewReader(in)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := cmd.ProcessState.ExitCode()
+			if code != 2 || stdout.Len() != 0 || strings.Count(stderr.String(), "\n") != 1 || !strings.HasPrefix(stderr.String(), "ckpt: mcp: ") {
+				t.Errorf("ckpt mcp < %q: exit %d (%v), stdout %q, stderr %q", in, code, err, stdout.String(), stderr.String())
+			}
+		}
+		assertTree(t, "after malformed input", before, ws.tree())
+	})
+}
