@@ -243,6 +243,7 @@ type settingsChange struct {
 	new     []byte
 	changed bool
 	backup  string
+	mcp     bool // only the registration of ckpt mcp changes in it
 }
 
 func integrate(cmd *cobra.Command, g *globalOptions, r agentRuntime, o integrateOptions) error {
@@ -423,6 +424,10 @@ func reportIntegrate(g *globalOptions, runtime string, o integrateOptions, chang
 		default:
 			verb := "merged ckpt's hooks into"
 			switch {
+			case i > 0 && changes[i].mcp && o.uninstall:
+				verb = "removed ckpt's MCP server from"
+			case i > 0 && changes[i].mcp:
+				verb = "registered ckpt's MCP server (ckpt mcp) in"
 			case i > 0:
 				verb = "updated"
 			case o.uninstall:

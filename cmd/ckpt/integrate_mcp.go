@@ -20,7 +20,7 @@ func planMCP(r agentRuntime, o integrateOptions, dir, exe string, changes []sett
 		if err != nil {
 			return nil, err
 		}
-		c.new = c.old
+		c.new, c.mcp = c.old, true
 		changes = append(changes, c)
 	}
 	c := &changes[i]
