@@ -69,6 +69,9 @@ var commandHelp = map[string]struct {
   ckpt integrate codex --user          # ~/.codex/hooks.json, and trust in ~/.codex/config.toml
   ckpt integrate gemini --dry-run      # print the change as a diff
   ckpt integrate cursor --uninstall    # take ckpt's hooks out again`},
+	"mcp": {"runs", `  # registered by: ckpt integrate claude-code (in .mcp.json)
+  ckpt mcp                  # serve MCP on stdin/stdout for this workspace
+  ckpt -C /path/to/ws mcp`},
 	"version": {"", `  ckpt version
   ckpt version --json`},
 }

@@ -27,15 +27,16 @@ import (
 // is on this machine.
 type agentRuntime struct {
 	spec      install.Spec
+	mcp       install.MCPServer
 	clis      []string
 	configDir string
 }
 
 var agentRuntimes = []agentRuntime{
-	{claudecode.Install, []string{"claude"}, ".claude"},
-	{codex.Install, []string{"codex"}, ".codex"},
-	{gemini.Install, []string{"gemini"}, ".gemini"},
-	{cursor.Install, []string{"cursor-agent", "cursor"}, ".cursor"},
+	{claudecode.Install, claudecode.MCP, []string{"claude"}, ".claude"},
+	{codex.Install, codex.MCP, []string{"codex"}, ".codex"},
+	{gemini.Install, gemini.MCP, []string{"gemini"}, ".gemini"},
+	{cursor.Install, cursor.MCP, []string{"cursor-agent", "cursor"}, ".cursor"},
 }
 
 func findRuntime(name string) (agentRuntime, bool) {
@@ -73,7 +74,9 @@ A changed file is first copied to FILE.ckpt-backup-TIMESTAMP, then
 replaced atomically; running it again changes nothing. For codex it also
 sets [features] hooks = true in config.toml beside hooks.json, and trusts
 ckpt's handlers in ~/.codex/config.toml (Codex runs a hook only once it is
-trusted).
+trusted). It also registers ckpt's MCP server (ckpt mcp) in the runtime's
+MCP file: .mcp.json (--user: ~/.claude.json), .codex/config.toml,
+.gemini/settings.json, .cursor/mcp.json.
 
 --uninstall removes ckpt's entries only (and for codex their trust; the
 feature flag stays).
@@ -149,6 +152,9 @@ type runtimeStatus struct {
 	ConfigDir string      `json:"config_dir,omitempty"`
 	User      installedAt `json:"user"`
 	Project   installedAt `json:"project"`
+	// UserMCP and ProjectMCP are the files that register `ckpt mcp`.
+	UserMCP    installedAt `json:"user_mcp"`
+	ProjectMCP installedAt `json:"project_mcp"`
 }
 
 type installedAt struct {
@@ -184,6 +190,14 @@ func listRuntimes(cmd *cobra.Command, g *globalOptions) error {
 		s.Found = s.CLI != "" || s.ConfigDir != ""
 		s.User = installedIn(r.spec, r.spec.File(false, home), exe)
 		s.Project = installedIn(r.spec, r.spec.File(true, project), exe)
+		for _, at := range []struct {
+			to      *installedAt
+			project bool
+			dir     string
+		}{{&s.UserMCP, false, home}, {&s.ProjectMCP, true, project}} {
+			*at.to = installedAt{File: r.mcp.File(at.project, at.dir)}
+			at.to.Installed = mcpInstalledIn(r.mcp, at.to.File, exe)
+		}
 		list = append(list, s)
 	}
 	if g.json {
@@ -205,12 +219,12 @@ func listRuntimes(cmd *cobra.Command, g *globalOptions) error {
 		for _, at := range []struct {
 			scope string
 			in    installedAt
-		}{{"user", s.User}, {"project", s.Project}} {
+		}{{"user", s.User}, {"project", s.Project}, {"user mcp", s.UserMCP}, {"project mcp", s.ProjectMCP}} {
 			state := "not installed"
 			if at.in.Installed {
 				state = "installed"
 			}
-			fmt.Printf("  %-8s %s: %s\n", at.scope, at.in.File, state)
+			fmt.Printf("  %-11s %s: %s\n", at.scope, at.in.File, state)
 		}
 	}
 	return nil
@@ -229,6 +243,7 @@ type settingsChange struct {
 	new     []byte
 	changed bool
 	backup  string
+	mcp     bool // only the registration of ckpt mcp changes in it
 }
 
 func integrate(cmd *cobra.Command, g *globalOptions, r agentRuntime, o integrateOptions) error {
@@ -276,6 +291,9 @@ func planIntegrate(r agentRuntime, o integrateOptions, dir, exe string) ([]setti
 			return nil, fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)
 		}
 		changes = append(changes, more...)
+	}
+	if changes, err = planMCP(r, o, dir, exe, changes); err != nil {
+		return nil, fmt.Errorf("integrate %s: %w", r.spec.Runtime, err)
 	}
 	return changes, nil
 }
@@ -406,6 +424,10 @@ func reportIntegrate(g *globalOptions, runtime string, o integrateOptions, chang
 		default:
 			verb := "merged ckpt's hooks into"
 			switch {
+			case i > 0 && changes[i].mcp && o.uninstall:
+				verb = "removed ckpt's MCP server from"
+			case i > 0 && changes[i].mcp:
+				verb = "registered ckpt's MCP server (ckpt mcp) in"
 			case i > 0:
 				verb = "updated"
 			case o.uninstall:

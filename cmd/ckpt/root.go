@@ -83,6 +83,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newHistoryCommand(g),
 		newHookCommand(g),
 		newIntegrateCommand(g),
+		newMCPCommand(g),
 		newVersionCommand(g),
 	)
 	decorate(root)
