@@ -86,3 +86,29 @@ func TestCheckpointsPages(t *testing.T) {
 		t.Fatalf("unknown before: %v", err)
 	}
 }
+
+func TestVersionDiffBetweenTwoVersions(t *testing.T) {
+	ctx := context.Background()
+	e, root := newEngine(t, map[string]string{"a": "one\n"})
+	write(t, root, "a", "two\n")
+	write(t, root, "a", "three\n")
+	h, err := e.History(ctx, HistoryRequest{Path: "a"})
+	if err != nil || len(h.Versions) < 2 {
+		t.Fatalf("history: %+v %v", h, err)
+	}
+	oldest, newest := h.Versions[len(h.Versions)-1], h.Versions[0]
+	d, err := e.VersionDiff(ctx, VersionDiffRequest{Path: "a", From: oldest.Ref, To: newest.Ref})
+	if err != nil || len(d.Files) != 1 || d.Files[0].Patch == "" {
+		t.Fatalf("VersionDiff = %+v, %v", d, err)
+	}
+	for _, bad := range []VersionDiffRequest{
+		{Path: "../x", From: oldest.Ref},
+		{Path: "a", From: "ck1-abc"},
+		{Path: "a", From: newest.Ref, To: oldest.Ref},
+		{Path: "a", From: "@999999"},
+	} {
+		if _, err := e.VersionDiff(ctx, bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("VersionDiff(%+v) = %v, want ErrInvalid", bad, err)
+		}
+	}
+}
