@@ -77,6 +77,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newRevertCommand(g),
 		newHistoryCommand(g),
 		newHookCommand(g),
+		newUICommand(g),
 	)
 	return root
 }

@@ -59,6 +59,8 @@ func (d *daemon) run(roots []string) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- d.srv.Serve(ln) }()
+	stopPanel := d.startPanel()
+	defer stopPanel() // also before shutdown, below: the stores close after the panel
 	d.log.Info("ckptd started", "version", integration.Version, "pid", os.Getpid(), "socket", d.base.Socket, "state_dir", d.base.StateDir)
 
 	_, err = d.srv.Open(withProgress(d.ctx), roots)
@@ -75,9 +77,11 @@ func (d *daemon) run(roots []string) error {
 	select {
 	case <-d.ctx.Done():
 	case err = <-served:
+		stopPanel()
 		d.shutdown()
 		return fmt.Errorf("serve %s: %w", d.base.Socket, err)
 	}
+	stopPanel()
 	return d.shutdown()
 }
 
