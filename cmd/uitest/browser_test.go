@@ -156,7 +156,9 @@ func (p *page) click(sel string) {
 func row(path string) string { return fmt.Sprintf(`tr[data-path=%q]`, path) }
 
 // rowJS is the expression for a file's row element.
-func rowJS(path string) string { return fmt.Sprintf(`document.querySelector('tr[data-path=%q]')`, path) }
+func rowJS(path string) string {
+	return fmt.Sprintf(`document.querySelector('tr[data-path=%q]')`, path)
+}
 
 func (p *page) disabled(sel string) bool {
 	p.t.Helper()
