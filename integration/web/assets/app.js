@@ -23,6 +23,7 @@ export const app = {
   stats: { reloadsStarted: 0, reloadsApplied: 0, reloadsDropped: 0, events: 0, posts: {}, lastRender: 0 },
 };
 window.ckpt = app;
+app.onEvent = (type, data) => onEvent(type, data);
 
 const $ = (id) => document.getElementById(id);
 
@@ -208,10 +209,14 @@ function refresh() {
 }
 
 // restorePlan shows what a restore's dry run will restore and keep.
-export function restorePlan(res, extra) {
+// alsoKept are paths outside the restore's scope worth naming (the other
+// changed files): they stay as they are.
+export function restorePlan(res, extra, alsoKept = []) {
   const restored = res.restored || [];
   const kept = [...(res.kept || []).map((k) => ({ path: k.path, kind: k.kind, why: k.why })),
     ...((res.conflicts || []).map((c) => ({ path: c.path, kind: c.kind, why: c.reason })))];
+  const named = new Set([...restored.map((r) => r.path), ...kept.map((k) => k.path)]);
+  for (const k of alsoKept) if (!named.has(k.path)) { named.add(k.path); kept.push(k); }
   return h('div', { class: 'plan' },
     extra,
     h('h3', {}, `Will restore ${plural(restored.length, 'path')}`),

@@ -69,7 +69,7 @@ function render(v) {
     groups.map((g) => group(g.call, g.files)),
     loose.length ? group(null, loose) : null,
     files.length ? null : h('p', { class: 'muted', id: 'no-files' }, r.open ? 'No file changed yet.' : 'This run changed no file.'));
-  root.replaceChildren(head, warn, table, h('div', { id: 'diff-pane' }));
+  root.replaceChildren(...[head, warn, table, h('div', { id: 'diff-pane' })].filter(Boolean));
   refresh();
   if (open) showDiff(open);
 }
@@ -135,7 +135,11 @@ async function rollback(f) {
   await act(async () => {
     const req = { checkpoint_id: f.rollback, paths: [f.path] };
     const plan = await send('restore', { ...req, dry_run: true });
-    const ok = await confirm(`Roll back ${f.path}?`, restorePlan(plan, h('p', {}, 'Restores ', h('code', {}, f.path), ' as it was at ', h('code', {}, f.rollback), ', before this run first changed it.')), `Roll back ${f.path}`);
+    const others = [
+      ...data.diff.files.filter((o) => o.path !== f.path).map((o) => ({ path: o.path, why: 'changed by this run: not part of this rollback' })),
+      ...(app.status.changes || []).filter((c) => c.path !== f.path).map((c) => ({ path: c.path, why: c.by === 'run' ? 'changed since the last checkpoint' : 'your change since the last checkpoint' })),
+    ];
+    const ok = await confirm(`Roll back ${f.path}?`, restorePlan(plan, h('p', {}, 'Restores ', h('code', {}, f.path), ' as it was at ', h('code', {}, f.rollback), ', before this run first changed it.'), others), `Roll back ${f.path}`);
     if (ok) await send('restore', req);
   });
 }

@@ -41,8 +41,8 @@ function render(d) {
   const more = older.length ? older.more : d.page.more;
   const list = h('ol', { class: 'checkpoints', id: 'checkpoints' }, cps.map(cpItem));
   const moreBtn = more ? h('button', { type: 'button', id: 'older', onclick: () => loadOlder(cps[cps.length - 1].checkpoint_id) }, 'Older checkpoints') : null;
-  root.replaceChildren(h('h2', { class: 'sr-only' }, 'Timeline'), drift, restore,
-    h('div', { class: 'timeline' }, runsEl, h('section', { 'aria-label': 'Checkpoints' }, h('h2', {}, 'Checkpoints'), list, moreBtn)));
+  root.replaceChildren(...[h('h2', { class: 'sr-only' }, 'Timeline'), drift, restore,
+    h('div', { class: 'timeline' }, runsEl, h('section', { 'aria-label': 'Checkpoints' }, h('h2', {}, 'Checkpoints'), list, moreBtn))].filter(Boolean));
 }
 
 function runItem(r) {
