@@ -29,7 +29,7 @@ function render(d) {
     sessions.get(r.session_id).push(r);
   }
   const drift = person.length
-    ? h('a', { class: 'drift-note', href: link('drift'), id: 'you-changed' }, `You changed ${plural(person.length, 'file')} since the last checkpoint`)
+    ? h('a', { class: 'drift-note', href: link('drift'), id: 'you-changed' }, `You changed ${plural(person.length, 'file')} since checkpoint ${st.current_checkpoint_id}: see Drift`)
     : null;
   const restore = st.last_restore
     ? h('p', { class: 'restore-note' }, `Last restore: ${st.last_restore.checkpoint_id} at ${shortTime(st.last_restore.at)}; its guard `, h('code', {}, st.last_restore.guard_checkpoint_id), ' (Undo last restore brings it back)')
