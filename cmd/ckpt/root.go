@@ -78,6 +78,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newHistoryCommand(g),
 		newHookCommand(g),
 		newUICommand(g),
+		newReviewCommand(g),
 	)
 	return root
 }
