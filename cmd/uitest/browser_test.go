@@ -70,14 +70,14 @@ func closeBrowser() {
 
 // page is one browser tab on a daemon's panel.
 type page struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 	d   *daemon
 }
 
 // open loads the panel at the view hash (e.g. "/run?session=s&run=r") in
 // a new tab and waits for its first render.
-func (d *daemon) open(t *testing.T, hash string) *page {
+func (d *daemon) open(t testing.TB, hash string) *page {
 	t.Helper()
 	browserOnce.Do(startBrowser)
 	if browserSkip != "" {
@@ -113,15 +113,25 @@ func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
-// wait polls the JavaScript condition until it is true.
+// wait polls the JavaScript condition until it is true (across a
+// navigation: a poll in a page that went away is started again).
 func (p *page) wait(cond string) {
 	p.t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithDeadline(p.ctx, deadline)
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))
+		cancel()
+		if err == nil {
+			return
+		}
+		if strings.Contains(err.Error(), "context") && strings.Contains(err.Error(), "id") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 		dctx, dcancel := context.WithTimeout(p.ctx, 3*time.Second)
-		defer dcancel()
 		html, herr := chromedp.Run(dctx, chromedp.Evaluate[string](`location.href + '\n' + document.body.innerText.slice(0, 2000)`))
+		dcancel()
 		if herr != nil {
 			html = herr.Error()
 		}

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 
 // daemon is a real ckptd serving one temp workspace, and its panel.
 type daemon struct {
-	t     *testing.T
+	t     testing.TB
 	ws    string // the workspace root
 	state string
 	url   string // the panel's URL with the token
@@ -50,7 +50,7 @@ type daemon struct {
 
 // startDaemon runs `ckptd watch` on a new workspace holding files and
 // waits for its panel.
-func startDaemon(t *testing.T, files map[string]string) *daemon {
+func startDaemon(t testing.TB, files map[string]string) *daemon {
 	t.Helper()
 	tmp := t.TempDir()
 	d := &daemon{t: t, ws: filepath.Join(tmp, "ws"), state: filepath.Join(tmp, "state")}

@@ -78,7 +78,16 @@ function connect() {
   if (source) source.close();
   if (!app.ws) return;
   source = events(app.ws);
-  source.onopen = () => { $('live').textContent = 'live'; $('live').className = 'live on'; reload('reconnect'); };
+  let opened = false;
+  // Events before the stream opened are not sent: load again then. The
+  // first time, after the first load is shown (it may predate the stream).
+  source.onopen = () => {
+    $('live').textContent = 'live';
+    $('live').className = 'live on';
+    if (opened) reload('reconnect');
+    else scheduleReload();
+    opened = true;
+  };
   source.onerror = () => { $('live').textContent = 'reconnecting…'; $('live').className = 'live off'; };
   for (const type of ['change', 'checkpoint', 'restore', 'lost']) {
     source.addEventListener(type, (ev) => {
