@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -83,6 +84,34 @@ func (r *Reader) eachJSON(prefix []byte, fn func([]byte) error) error {
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
 		if err := it.Item().Value(fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckpointsIn calls fn with the checkpoints whose seq is in [from, to],
+// oldest first (by seq, then in the order they were cut), until fn
+// returns false: one iterator, however many there are.
+func (r *Reader) CheckpointsIn(from, to uint64, fn func(Checkpoint) (bool, error)) error {
+	opts := badger.DefaultIteratorOptions
+	opts.Prefix = []byte{prefixCkptBySeq}
+	it := r.txn.NewIterator(opts)
+	defer it.Close()
+	for it.Seek(ckptBySeqKey(from, 0)); it.Valid(); it.Next() {
+		key := it.Item().Key()
+		if len(key) < 9 || binary.BigEndian.Uint64(key[1:9]) > to {
+			return nil
+		}
+		var id []byte
+		if err := it.Item().Value(func(b []byte) error { id = bytes.Clone(b); return nil }); err != nil {
+			return err
+		}
+		cp, err := r.Checkpoint(string(id))
+		if err != nil {
+			return err
+		}
+		if more, err := fn(cp); err != nil || !more {
 			return err
 		}
 	}
