@@ -1,7 +1,9 @@
 package uitest
 
 import (
+	"errors"
 	"net/http"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,6 +173,27 @@ func TestReviewMarksSurviveReload(t *testing.T) {
 		}
 	}
 	p.shot("marked")
+	// The CLI shows the marks and sets them too.
+	var rv struct {
+		Reviews []struct{ Path, Mark string } `json:"reviews"`
+	}
+	d.ckptJSON(&rv, "review", "--session", "s1", "--run", "r1")
+	if len(rv.Reviews) != 2 || rv.Reviews[0].Path != "a.txt" || rv.Reviews[0].Mark != "rejected" || rv.Reviews[1].Mark != "accepted" {
+		t.Errorf("ckpt review: %+v", rv.Reviews)
+	}
+	for _, bad := range [][]string{
+		{"review", "--session", "s1", "--run", "r1", "--accept", "../x"},
+		{"review", "--session", "s1", "--run", "r1", "--accept", "nope.txt"},
+		{"review", "--session", "s1", "--run", "r1", "--accept", "--reject", "a.txt"},
+		{"review", "--session", "s1", "--run", "r1", "a.txt"},
+	} {
+		if out, err := d.ckptErr(bad...); exitCode(err) != 2 || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("ckpt %v: %v %q; want exit 2 with one line", bad, err, out)
+		}
+	}
+	d.ckpt("review", "--session", "s1", "--run", "r1", "--clear", "util.go")
+	p.run(chromedp.Reload()) // a mark is no event: the panel shows it at its next load
+	p.wait(`document.body.dataset.gen >= 1 && ` + rowJS("util.go") + `?.dataset.review === ''`)
 	p.click(row("a.txt") + " button.clear")
 	p.wait(rowJS("a.txt") + `?.dataset.review === ''`)
 	if p.disabled(row("a.txt") + " button.rollback") {
@@ -221,3 +244,14 @@ func TestRestoreEventsInARowApplyTheLatestReload(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}

@@ -68,6 +68,10 @@ func (p *Panel) routes(mux *http.ServeMux) {
 	}
 	for path, fn := range writes {
 		mux.Handle("POST "+path, p.serve(fn, path != "/api/review"))
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", "POST")
+			writeError(w, http.StatusMethodNotAllowed, path+" changes state: POST it")
+		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such page or route")
