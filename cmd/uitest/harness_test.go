@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -196,4 +197,10 @@ func (d *daemon) q(extra ...string) string {
 		v.Set(extra[i], extra[i+1])
 	}
 	return v.Encode()
+}
+
+// newJar is a cookie jar for a client that follows the panel's hand-over.
+func newJar() http.CookieJar {
+	jar, _ := cookiejar.New(nil)
+	return jar
 }
