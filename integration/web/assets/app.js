@@ -41,7 +41,11 @@ async function start() {
   sel.replaceChildren(...app.roots.map((r) => h('option', { value: r, selected: r === app.ws }, r)));
   $('ws-switch').hidden = app.roots.length < 2;
   $('ws-name').textContent = app.roots.length < 2 ? app.ws : '';
-  sel.addEventListener('change', () => { app.ws = sel.value; connect(); route(); });
+  sel.addEventListener('change', () => {
+    app.ws = sel.value;
+    connect();
+    location.hash = link('timeline'); // runs and paths are the workspace's own
+  });
   $('undo').addEventListener('click', undoLastRestore);
   window.addEventListener('hashchange', route);
   connect();
