@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,6 +55,7 @@ type daemon struct {
 // waits for its panel.
 func startDaemon(t testing.TB, files map[string]string) *daemon {
 	t.Helper()
+	statOnce.Do(statSources)
 	tmp := t.TempDir()
 	d := &daemon{t: t, ws: filepath.Join(tmp, "ws"), state: filepath.Join(tmp, "state")}
 	for _, dir := range []string{d.ws, d.state} {
@@ -203,4 +206,25 @@ func (d *daemon) q(extra ...string) string {
 func newJar() http.CookieJar {
 	jar, _ := cookiejar.New(nil)
 	return jar
+}
+
+var statOnce sync.Once
+
+// statSources stats what the binaries are built from: go test records what
+// a test stats, so a cached result is dropped when the daemon or its page
+// changes.
+func statSources() {
+	filepath.WalkDir(bins.Module, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if e.IsDir() && p != bins.Module && (strings.HasPrefix(e.Name(), ".") || e.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".js", ".html", ".css", ".mod", ".sum":
+			os.Stat(p)
+		}
+		return nil
+	})
 }
