@@ -255,3 +255,43 @@ func exitCode(err error) int {
 	}
 	return 0
 }
+
+// After an undo, the next turn's files bind to the state the undo brought
+// back (the guard's), as the run diff says.
+func TestNextTurnAfterUndoBindsToTheGuard(t *testing.T) {
+	d := startDaemon(t, map[string]string{"a.txt": "one\n"})
+	agentTurn(d, "r1")
+	rd1 := d.runDiff("s1", "r1")
+	d.ckpt("restore", rd1.PrevCheckpointID, "--yes")
+	var undo struct {
+		Guard string `json:"guard_checkpoint_id"`
+	}
+	d.ckptJSON(&undo, "undo", "--yes")
+	if got := d.read("a.txt"); got != "one\nagent\n" {
+		t.Fatalf("after undo a.txt = %q", got)
+	}
+	d.ckpt("run", "start", "--session", "s1", "--run", "r2")
+	d.write("a.txt", "r2\n")
+	d.ckpt("run", "end", "--session", "s1", "--run", "r2")
+	p := d.open(t, runHash("s1", "r2"))
+	rd2 := d.runDiff("s1", "r2")
+	got := p.str(rowJS("a.txt") + ".dataset.checkpoint")
+	if got != rd2.checkpoint("a.txt") {
+		t.Fatalf("r2's a.txt rolls back to %q; the run diff says %q", got, rd2.checkpoint("a.txt"))
+	}
+	var diff struct {
+		Files []struct{ Path string } `json:"files"`
+	}
+	d.ckptJSON(&diff, "diff", got, rd1.CheckpointID)
+	if len(diff.Files) != 0 {
+		t.Errorf("r2's rollback checkpoint %s does not hold what the undo brought back (r1's end %s): %+v", got, rd1.CheckpointID, diff.Files)
+	}
+	// Rolling it back in the panel gives the undone state back.
+	p.click(row("a.txt") + " button.rollback")
+	p.wait(`document.getElementById('confirm').open`)
+	p.click("#confirm-ok")
+	p.wait(`!window.ckpt.busy`)
+	if got := d.read("a.txt"); got != "one\nagent\n" {
+		t.Errorf("after rolling back r2's a.txt: %q, want the state the undo brought back", got)
+	}
+}
