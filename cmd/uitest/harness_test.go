@@ -76,6 +76,8 @@ func startDaemon(t testing.TB, files map[string]string) *daemon {
 	}
 	d.cmd = exec.Command(bins.Ckptd, "watch", "--state-dir", d.state, "--ui-addr", "127.0.0.1:0", d.ws)
 	d.cmd.Stdout, d.cmd.Stderr = logf, logf
+	// A test binary that dies (a timeout's panic) takes its daemons along.
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
