@@ -50,6 +50,7 @@ type options struct {
 	render     string
 	profile    string
 	profileOp  string
+	startup    int // -startup: runs of the start-up measure
 	memProfile string
 }
 
@@ -74,6 +75,7 @@ func main() {
 	flag.StringVar(&o.profile, "cpuprofile", "", "profile mode: run one ckpt operation in-process on a synthetic tree (-sizes, first size) and write a CPU profile here")
 	flag.StringVar(&o.memProfile, "memprofile", "", "with -cpuprofile: also write a heap profile (allocs; go tool pprof -sample_index=inuse_space or alloc_space) here, after the operation")
 	flag.StringVar(&o.profileOp, "profile-op", "import", "operation for -cpuprofile: import, open-status (open the store, status, close: an embedded ckpt status), status, checkpoint, restore")
+	flag.IntVar(&o.startup, "startup", 0, "start-up mode: time `ckpt status` against a running daemon this many times (with ckpt help and git --version), print median and p99, write nothing")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -148,6 +150,9 @@ func mainErr(ctx context.Context, o *options) error {
 	b := &bench{ctx: ctx, o: o, work: work}
 	if err := b.build(repo); err != nil {
 		return err
+	}
+	if o.startup > 0 {
+		return b.startupRuns(o.startup)
 	}
 	res := &results{Machine: machine(), Command: commandLine(o), Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Runs: o.runs}

@@ -9,14 +9,16 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/watcher"
 )
 
-// profileOp runs one ckpt operation in-process, wired as the embedded
-// client wires it (cmd/internal/wiring), on a synthetic tree, and writes a
-// CPU profile of it:
+// profileOp runs one ckpt operation in-process, on the engine the embedded
+// client opens (local.Embedded, with the default configuration), on a
+// synthetic tree, and writes a CPU profile of it:
 //
 //	go run ./bench -cpuprofile=/tmp/import.pprof -profile-op=import -sizes=40000
 //	go tool pprof -top /tmp/import.pprof
@@ -45,17 +47,10 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 		}
 		return nil
 	})
-	open := func() (*drift.Engine, error) {
-		ws, err := snapshot.Open(state, root, snapshot.Options{MaxFileSize: 50 << 20, LockTimeout: time.Second, ShortLived: true})
-		if err != nil {
-			return nil, err
-		}
-		if _, _, err := ws.Import(ctx, walker.Walk); err != nil {
-			ws.Close()
-			return nil, err
-		}
-		return drift.New(ws, func(ctx context.Context) error { return ws.Reconcile(ctx, walker.Walk) }), nil
-	}
+	cfg := config.Default()
+	cfg.StateDir = state
+	cfg.Socket = filepath.Join(state, "ckptd.sock")
+	open := func() (*drift.Engine, error) { return local.Embedded(ctx, cfg, root, nil, nil) }
 	f, err := os.Create(o.profile)
 	if err != nil {
 		return err
@@ -140,7 +135,7 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 			case "restore":
 				mixed(files, 10, tag).apply(root, tag)
 				t0 = time.Now()
-				_, err = eng.Restore(ctx, drift.RestoreRequest{ID: base.CheckpointID, Exact: true})
+				_, err = eng.Restore(ctx, api.RestoreRequest{ID: base.CheckpointID, Exact: true})
 			}
 			took += time.Since(t0)
 			if err != nil {

@@ -82,7 +82,8 @@ func defaultStateDir(getenv func(string) string, home string) string {
 
 // Load reads the configuration: flags over CKPT_<KEY> environment variables
 // over <workspace>/ckpt.yaml over $XDG_CONFIG_HOME/ckpt/ckpt.yaml over the
-// defaults. Any bad source is an *Error.
+// defaults. Any bad source is an *Error, and so is a workspace file that
+// sets a user-only key (UserOnly: state_dir, socket).
 func Load(opts Options) (*Config, error) {
 	getenv := opts.Env
 	if getenv == nil {
@@ -104,10 +105,15 @@ func Load(opts Options) (*Config, error) {
 
 	var layers []layer
 	var read []string
-	for _, f := range files {
+	for i, f := range files {
 		l, ok, err := fileLayer(f)
 		if err != nil {
 			return nil, err
+		}
+		if ok && opts.Workspace != "" && i == len(files)-1 {
+			if err := checkWorkspaceScope(l); err != nil {
+				return nil, err
+			}
 		}
 		if ok {
 			layers = append(layers, l)

@@ -10,7 +10,7 @@
 //     (--state-dir, --max-file-size), counted only when set explicitly;
 //  2. the environment variable CKPT_<KEY> (CKPT_STATE_DIR, CKPT_IGNORE, ...),
 //     counted only when non-empty; CKPT_IGNORE is a comma-separated list;
-//  3. <workspace>/ckpt.yaml;
+//  3. <workspace>/ckpt.yaml, for the workspace-scoped keys only;
 //  4. $XDG_CONFIG_HOME/ckpt/ckpt.yaml (default ~/.config/ckpt/ckpt.yaml);
 //  5. the built-in defaults (see Default, and ckpt.yaml at the repository
 //     root, which documents every key).
@@ -19,6 +19,17 @@
 // file replaces the one in the XDG file, CKPT_IGNORE replaces both. A key
 // that is present but null in a file ("ignore:") counts as not set; write
 // "ignore: []" to clear a list.
+//
+// # Whose file may set what
+//
+// A workspace's ckpt.yaml arrives with whatever repository was cloned there:
+// it is untrusted input. It may set the keys that shape how that workspace
+// is watched and kept (ignore, max_file_size, debounce, max_delay,
+// rescan_interval, sync_timeout, lock_timeout, queue_size, log_level,
+// retention), never the user-only keys (UserOnly: state_dir, socket), which
+// decide where ckpt writes and which daemon it believes. A workspace file
+// that sets one is an *Error naming the key and the file; the user's own
+// file, the environment and the flags set them as before.
 //
 // # Keys
 //

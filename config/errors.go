@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // Error is a bad config value, an unknown key or an unreadable config file.
-// The commands map it to exit code 2.
+// It is of kind fault.Invalid (exit code 2).
 type Error struct {
 	Key    string // e.g. "max_file_size"; empty when the whole source is bad
 	Source string // file path, "env CKPT_MAX_FILE_SIZE" or "flag --max-file-size"
@@ -50,5 +52,8 @@ func oneLine(s string) string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes every config error of kind fault.Invalid: the user's bad input.
+func (e *Error) Is(target error) bool { return target == fault.Invalid }
 
 var errUnknownKey = errors.New("unknown key")

@@ -66,7 +66,7 @@ func TestBadValues(t *testing.T) {
 		{"queue size text", xdg, "queue_size", "lots", "queue_size", "positive integer"},
 		{"log level", ws, "log_level", "loud", "log_level", "invalid log level"},
 		{"log level in env", env, "log_level", "verbose", "log_level", "invalid log level"},
-		{"empty state_dir", ws, "state_dir", `""`, "state_dir", "must not be empty"},
+		{"empty state_dir", xdg, "state_dir", `""`, "state_dir", "must not be empty"},
 		{"empty socket flag", flag, "socket", "", "socket", "must not be empty"},
 		{"state_dir not a string", xdg, "state_dir", "[a]", "state_dir", "expected a path"},
 		{"ignore not a list", ws, "ignore", "5", "ignore", "expected a list of patterns"},

@@ -20,10 +20,11 @@ func TestPrecedence(t *testing.T) {
 		want func(e *testEnv) [5]any
 	}{
 		{"state_dir", [4]string{"/x/state", "/w/state", "/e/state", "/f/state"}, func(e *testEnv) [5]any {
-			return [5]any{filepath.Join(e.home, ".local/state/ckpt"), "/x/state", "/w/state", "/e/state", "/f/state"}
+			// A workspace file may not set it: the XDG file's value holds.
+			return [5]any{filepath.Join(e.home, ".local/state/ckpt"), "/x/state", "/x/state", "/e/state", "/f/state"}
 		}},
 		{"socket", [4]string{"/x/s", "/w/s", "/e/s", "/f/s"}, func(e *testEnv) [5]any {
-			return [5]any{filepath.Join(e.home, ".local/state/ckpt/ckptd.sock"), "/x/s", "/w/s", "/e/s", "/f/s"}
+			return [5]any{filepath.Join(e.home, ".local/state/ckpt/ckptd.sock"), "/x/s", "/x/s", "/e/s", "/f/s"}
 		}},
 		{"ignore", [4]string{"[x1, x2]", "[w1]", "e1, e2", "f1,f2"}, func(*testEnv) [5]any {
 			return [5]any{[]string{}, []string{"x1", "x2"}, []string{"w1"}, []string{"e1", "e2"}, []string{"f1", "f2"}}
@@ -50,7 +51,7 @@ func TestPrecedence(t *testing.T) {
 				if n >= 1 {
 					writeFile(t, e.xdgFile, tt.key+": "+tt.vals[0]+"\n")
 				}
-				if n >= 2 {
+				if n >= 2 && !UserOnly(tt.key) {
 					writeFile(t, e.wsFile, tt.key+": "+tt.vals[1]+"\n")
 				}
 				if n >= 3 {

@@ -17,6 +17,26 @@
 // cuts end_of_turn, which becomes the current checkpoint. A run's diff is from its persisted
 // baseline, so it never contains the person's edits from before the run.
 //
+// Each run and tool operation (start, end) is one snapshot.Tx
+// (bookkeeping.go): the checkpoint, the run or window record, the current
+// checkpoint and the open set commit together, and no capture lands
+// between the drift run start reads and the baseline it cuts, so the drift
+// it reports is exactly what the baseline holds. Done again, an operation
+// finishes what a crash left of it in a store written by an earlier
+// version, which committed each step apart.
+//
+// # Drift and restores
+//
+// snapshot reports what differs between two journal positions; drift
+// decides what it means. Who changed a path (authors.go) is read from the
+// journal entries a diff counts: a run, tool call or restore, or the
+// person outside any run ("run", "person", "both"). A restore that is not
+// exact takes back, with no paths named, only what runs changed, and keeps
+// what only the person changed ("changed only outside runs"); a path both
+// changed is a conflict. That is the snapshot.RestorePolicy drift gives
+// the restore; snapshot keeps the mechanism (unreadable and unstored
+// paths, symlinks, the intent).
+//
 // # Concurrent sessions
 //
 // The disk does not say which process wrote a file, so ckpt does not

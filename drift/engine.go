@@ -2,52 +2,44 @@ package drift
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
 	"sync"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
-
-// ErrInvalid marks bad input: an unknown or malformed checkpoint, a
-// checkpoint that is not the run's, a path outside the workspace. Nothing
-// was changed. The CLI exits 2 on it.
-var ErrInvalid = errors.New("invalid input")
-
-func invalid(format string, args ...any) error {
-	return Invalid(fmt.Errorf(format, args...))
-}
-
-// asInvalid marks the snapshot errors that are the caller's input.
-func asInvalid(err error) error {
-	if errors.Is(err, snapshot.ErrBadID) || errors.Is(err, snapshot.ErrRefused) {
-		return Invalid(err)
-	}
-	return err
-}
 
 // Engine answers every ckpt command for one workspace. The daemon and the
 // embedded client use the same Engine; they differ only in how Sync
 // catches the store up with the disk.
 type Engine struct {
-	mu   sync.Mutex // serializes run and tool bookkeeping
-	ws   *snapshot.Workspace
-	sync func(ctx context.Context) error
-	// Daemon, if set, describes the daemon for status.
-	Daemon func() Daemon
-	// Rescanner, if set, is what Rescan runs: a full reconcile scan (the
-	// daemon's watcher re-walking the workspace), which also reads the
-	// files that a process has mapped for writing.
-	Rescanner func(ctx context.Context) error
+	mu     sync.Mutex // serializes run and tool bookkeeping
+	ws     *snapshot.Workspace
+	sync   func(ctx context.Context) error
+	rescan func(ctx context.Context) error
+	daemon func() api.Daemon
 }
 
-// New returns an Engine over ws. sync must return only once every change
-// made on disk before it was called is captured.
-func New(ws *snapshot.Workspace, sync func(ctx context.Context) error) *Engine {
-	return &Engine{ws: ws, sync: sync}
+// Options are what an Engine is built with besides its workspace.
+type Options struct {
+	// Sync must return only once every change made on disk before it was
+	// called is captured.
+	Sync func(ctx context.Context) error
+	// Rescan, if set, is what Rescan runs: a full reconcile scan (the
+	// daemon's watcher re-walking the workspace), which also reads the
+	// files that a process has mapped for writing.
+	Rescan func(ctx context.Context) error
+	// Daemon, if set, describes the daemon serving the workspace, for
+	// status.
+	Daemon func() api.Daemon
+}
+
+// New returns an Engine over ws.
+func New(ws *snapshot.Workspace, o Options) *Engine {
+	return &Engine{ws: ws, sync: o.Sync, rescan: o.Rescan, daemon: o.Daemon}
 }
 
 // Workspace is the engine's workspace.
@@ -64,12 +56,12 @@ func (e *Engine) Sync(ctx context.Context) error {
 // Rescan makes the store match a full scan of the workspace: every file
 // stat'ed, those that differ from their entries read. It finds what no
 // file-system event reports (a write through a shared memory mapping).
-// Without a Rescanner it does nothing.
+// Without Options.Rescan it does nothing.
 func (e *Engine) Rescan(ctx context.Context) error {
-	if e.Rescanner == nil {
+	if e.rescan == nil {
 		return nil
 	}
-	if err := e.Rescanner(ctx); err != nil {
+	if err := e.rescan(ctx); err != nil {
 		return fmt.Errorf("rescan the workspace: %w", err)
 	}
 	return nil
@@ -82,10 +74,14 @@ func (e *Engine) resolve(id string) (store.Checkpoint, error) {
 }
 
 // CleanPaths checks that every path is a workspace-relative path (as the
-// CLI makes them) and cleans it.
+// CLI makes them, quoted as QuotePath quotes it), unquotes it and cleans it.
 func CleanPaths(paths []string) ([]string, error) {
 	out := make([]string, 0, len(paths))
-	for _, p := range paths {
+	for _, q := range paths {
+		p, err := api.UnquotePath(q)
+		if err != nil {
+			return nil, invalid("path %s: %v", q, err)
+		}
 		c := path.Clean(strings.TrimSuffix(p, "/"))
 		if p == "" || strings.HasPrefix(c, "/") || c == ".." || strings.HasPrefix(c, "../") || strings.ContainsRune(c, 0) {
 			return nil, invalid("path %q is outside the workspace", p)
@@ -98,20 +94,10 @@ func CleanPaths(paths []string) ([]string, error) {
 	return out, nil
 }
 
-func changesOf(fcs []snapshot.FileChange) []Change {
-	out := make([]Change, 0, len(fcs))
+func changesOf(fcs []snapshot.FileChange) []api.Change {
+	out := make([]api.Change, 0, len(fcs))
 	for _, fc := range fcs {
-		out = append(out, Change{Path: fc.Path, Kind: fc.Kind.String()})
+		out = append(out, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String()})
 	}
 	return out
-}
-
-func who(fc snapshot.FileChange) string {
-	switch {
-	case fc.ByRun && fc.ByPerson:
-		return "both"
-	case fc.ByRun:
-		return "run"
-	}
-	return "person"
 }

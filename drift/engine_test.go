@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -28,7 +29,7 @@ func newEngine(t *testing.T, files map[string]string) (*Engine, string) {
 	if _, _, err := ws.Import(context.Background(), w.Walk); err != nil {
 		t.Fatal(err)
 	}
-	return New(ws, func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }), root
+	return New(ws, Options{Sync: func(ctx context.Context) error { return ws.Reconcile(ctx, w.Walk) }}), root
 }
 
 func write(t *testing.T, root, p, content string) {
@@ -42,7 +43,7 @@ func write(t *testing.T, root, p, content string) {
 	}
 }
 
-func paths(cs []Change) map[string]string {
+func paths(cs []api.Change) map[string]string {
 	m := map[string]string{}
 	for _, c := range cs {
 		m[c.Path] = c.Kind
@@ -83,14 +84,14 @@ func TestRunDriftRebase(t *testing.T) {
 	if _, err := e.RunEnd(ctx, "s", "r2"); err != nil {
 		t.Fatal(err)
 	}
-	d, err := e.RunDiff(ctx, RunRequest{Session: "s", Run: "r2"})
+	d, err := e.RunDiff(ctx, api.RunRequest{Session: "s", Run: "r2"})
 	if err != nil || d.PrevCheckpointID != second.PrevCheckpointID || !d.WorkspaceDrifted {
 		t.Fatalf("run diff: %+v %v", d, err)
 	}
 	if got := paths(d.Files); len(got) != 1 || got["a"] != "modified" {
 		t.Fatalf("run diff files = %v, want only a", got)
 	}
-	if _, err := e.RunDiff(ctx, RunRequest{Session: "s", Run: "r2", Checkpoint: end.CheckpointID}); err == nil {
+	if _, err := e.RunDiff(ctx, api.RunRequest{Session: "s", Run: "r2", Checkpoint: end.CheckpointID}); err == nil {
 		t.Fatal("a checkpoint of another run was accepted")
 	}
 }
@@ -108,7 +109,7 @@ func TestDefaultRestoreKeepsPersonEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, root, "notes.txt", "mine, edited")
-	res, err := e.Restore(ctx, RestoreRequest{ID: start.PrevCheckpointID})
+	res, err := e.Restore(ctx, api.RestoreRequest{ID: start.PrevCheckpointID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestDefaultRestoreKeepsPersonEdits(t *testing.T) {
 	if err != nil || st.CurrentCheckpointID != start.PrevCheckpointID || !st.Drifted {
 		t.Fatalf("status after restore: %+v %v", st, err)
 	}
-	if _, err := e.Undo(ctx, RestoreRequest{}); err != nil {
+	if _, err := e.Undo(ctx, api.RestoreRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "agent.go")); string(b) != "v2" {
@@ -153,7 +154,7 @@ func TestConcurrentSessions(t *testing.T) {
 				return
 			}
 			for i := range 10 {
-				req := ToolRequest{Session: session, Run: "r", Call: fmt.Sprintf("c%d", i)}
+				req := api.ToolRequest{Session: session, Run: "r", Call: fmt.Sprintf("c%d", i)}
 				if _, err := e.ToolStart(ctx, req); err != nil {
 					t.Error(err)
 					return

@@ -7,68 +7,35 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
 
-// HistoryRequest is `ckpt history PATH`.
-type HistoryRequest struct {
-	Path string `json:"path"`
-	N    int    `json:"n,omitempty"` // at most this many versions (0: all)
-}
-
-// History is every version of one path, newest first.
-type History struct {
-	Path     string    `json:"path"`
-	Versions []Version `json:"versions"`
-}
-
-// Version is one version of a path.
-type Version struct {
-	Seq  uint64    `json:"seq"`
-	At   time.Time `json:"at,omitzero"` // when it was recorded (unknown once pruned)
-	Kind string    `json:"kind"`
-	// By is who wrote it: "run", "tool" (a tool call of a run), "person"
-	// (outside any run), "restore", or "unknown" once retention forgot the
-	// journal entry.
-	By         string `json:"by"`
-	SessionID  string `json:"session_id"`
-	RunID      string `json:"run_id"`
-	ToolCallID string `json:"tool_call_id"`
-	// CheckpointID holds exactly this version ("" when none does: the
-	// version lived between two checkpoints). Ref always does: `ckpt
-	// restore REF PATH` brings this version back.
-	CheckpointID string `json:"checkpoint_id"`
-	Ref          string `json:"ref"`
-	Type         string `json:"type,omitempty"` // "file" or "symlink"; empty when deleted
-	Size         int64  `json:"size"`
-	Mode         string `json:"mode,omitempty"` // permission bits in octal, e.g. "0644"
-}
-
 // History lists every version of req.Path, newest first.
-func (e *Engine) History(ctx context.Context, req HistoryRequest) (History, error) {
+func (e *Engine) History(ctx context.Context, req api.HistoryRequest) (api.History, error) {
 	if req.N < 0 {
-		return History{}, invalid("-n %d is not a count", req.N)
+		return api.History{}, invalid("-n %d is not a count", req.N)
 	}
 	ps, err := CleanPaths([]string{req.Path})
 	if err != nil {
-		return History{}, err
+		return api.History{}, err
 	}
 	p := ps[0]
 	if p == "" {
-		return History{}, invalid("history needs a path inside the workspace, not its root")
+		return api.History{}, invalid("history needs a path inside the workspace, not its root")
 	}
 	if err := e.Sync(ctx); err != nil {
-		return History{}, err
+		return api.History{}, err
 	}
 	vs, err := e.ws.History(p, req.N)
 	if err != nil {
-		return History{}, err
+		return api.History{}, err
 	}
 	if len(vs) == 0 {
-		return History{}, invalid("no recorded versions of %s (ckpt records files and symlinks that are not ignored)", p)
+		return api.History{}, invalid("no recorded versions of %s (ckpt records files and symlinks that are not ignored)", p)
 	}
-	h := History{Path: p, Versions: make([]Version, 0, len(vs))}
+	h := api.History{Path: api.QuotePath(p), Versions: make([]api.PathVersion, 0, len(vs))}
 	for i, v := range vs {
 		older := store.State{}
 		if i+1 < len(vs) {
@@ -81,10 +48,10 @@ func (e *Engine) History(ctx context.Context, req HistoryRequest) (History, erro
 
 // versionOf is a version as the CLI shows it; older is the version before
 // it (Absent for the first).
-func versionOf(v snapshot.Version, older store.State) Version {
+func versionOf(v snapshot.Version, older store.State) api.PathVersion {
 	a := v.Change.Attr
-	out := Version{
-		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call,
+	out := api.PathVersion{
+		Seq: v.Seq, By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call, SharedWith: SharedWith(a),
 		CheckpointID: v.Checkpoint.ID, Ref: FormatVersionRef(v.At), Size: v.State.Hash.Size,
 	}
 	switch {
@@ -144,21 +111,21 @@ func ParseVersionRef(ref string) (seq uint64, ok bool, err error) {
 // position seq (a version reference from history). It is exact over those
 // paths, and the current checkpoint stays as it is: no checkpoint stands
 // for what the workspace is after it.
-func (e *Engine) restoreVersion(ctx context.Context, seq uint64, req RestoreRequest) (RestoreResult, error) {
+func (e *Engine) restoreVersion(ctx context.Context, seq uint64, req api.RestoreRequest) (api.RestoreResult, error) {
 	ref := FormatVersionRef(seq)
 	if len(req.Paths) == 0 {
-		return RestoreResult{}, invalid("restoring version %s needs the paths to restore (ckpt restore %s PATH...)", ref, ref)
+		return api.RestoreResult{}, invalid("restoring version %s needs the paths to restore (ckpt restore %s PATH...)", ref, ref)
 	}
 	target, err := e.ws.VersionTarget(seq)
 	if errors.Is(err, snapshot.ErrBadVersion) {
-		return RestoreResult{}, Invalid(err)
+		return api.RestoreResult{}, Invalid(err)
 	}
 	if err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
 	cur, err := e.ws.Current()
 	if err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
 	req.Exact = true
 	res, err := e.restore(ctx, target, req, cur.ID)

@@ -1,18 +1,27 @@
 package drift
 
-import "errors"
+import (
+	"errors"
 
-// invalidError is bad input: it reads as its own message, and Is ErrInvalid.
-type invalidError struct{ err error }
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/snapshot"
+)
 
-func (e invalidError) Error() string        { return e.err.Error() }
-func (e invalidError) Unwrap() error        { return e.err }
-func (e invalidError) Is(target error) bool { return target == ErrInvalid }
+// ErrInvalid is fault.Invalid: bad input (an unknown or malformed
+// checkpoint, a checkpoint that is not the run's, a path outside the
+// workspace). Nothing was changed. The CLI exits 2 on it.
+var ErrInvalid = fault.Invalid
 
-// Invalid marks err as the caller's bad input (exit 2).
-func Invalid(err error) error {
-	if err == nil || errors.Is(err, ErrInvalid) {
-		return err
+// Invalid marks err as the caller's bad input (fault.Invalid).
+func Invalid(err error) error { return fault.Mark(err, fault.Invalid) }
+
+func invalid(format string, args ...any) error { return fault.Invalidf(format, args...) }
+
+// asInvalid marks the snapshot errors that are the caller's input: a
+// refused path that the caller named is bad input too.
+func asInvalid(err error) error {
+	if errors.Is(err, snapshot.ErrRefused) {
+		return Invalid(err)
 	}
-	return invalidError{err}
+	return err
 }

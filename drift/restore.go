@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
@@ -12,73 +13,79 @@ import (
 // or req.Paths to a version reference (@SEQ, from history).
 // Default scope: paths that runs changed after it; paths only the person
 // changed are kept. req.Exact restores everything.
-func (e *Engine) Restore(ctx context.Context, req RestoreRequest) (RestoreResult, error) {
+func (e *Engine) Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
 	if seq, ok, err := ParseVersionRef(req.ID); ok {
 		if err != nil {
-			return RestoreResult{}, err
+			return api.RestoreResult{}, err
 		}
 		return e.restoreVersion(ctx, seq, req)
 	}
 	target, err := e.resolve(req.ID)
 	if err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
 	return e.restore(ctx, target, req, "")
 }
 
 // Undo undoes the last restore: it restores that restore's guard, exactly,
 // over the same paths, and puts back the current checkpoint it replaced.
-func (e *Engine) Undo(ctx context.Context, req RestoreRequest) (RestoreResult, error) {
-	var lr store.LastRestore
-	err := e.ws.Store().View(func(r *store.Reader) (err error) {
-		lr, err = r.LastRestore()
-		return err
-	})
+func (e *Engine) Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
+	lr, err := e.ws.LastRestore()
 	if errors.Is(err, store.ErrNotFound) {
-		return RestoreResult{}, invalid("there is no restore to undo")
+		return api.RestoreResult{}, invalid("there is no restore to undo")
 	}
 	if err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
 	guard, err := e.ws.Checkpoint(lr.GuardID)
 	if err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
-	req.Exact, req.Paths = true, lr.Paths
+	req.Exact, req.Paths = true, api.QuotePaths(lr.Paths)
 	return e.restore(ctx, guard, req, lr.PrevID)
 }
 
-func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req RestoreRequest, currentID string) (RestoreResult, error) {
+func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req api.RestoreRequest, currentID string) (api.RestoreResult, error) {
 	paths, err := CleanPaths(req.Paths)
 	if err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
 	if err := e.Sync(ctx); err != nil {
-		return RestoreResult{}, err
+		return api.RestoreResult{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	opts := snapshot.RestoreOptions{Exact: req.Exact, DryRun: req.DryRun, CurrentID: currentID}
+	opts := snapshot.RestoreOptions{DryRun: req.DryRun, CurrentID: currentID}
 	if len(req.Paths) > 0 {
 		opts.Paths = paths
 	}
+	opts.Policy = policyFor(req.Exact, opts.Paths)
 	r, err := e.ws.Restore(ctx, target, opts)
 	if err != nil {
-		return RestoreResult{}, asInvalid(err)
+		return api.RestoreResult{}, asInvalid(err)
 	}
-	res := RestoreResult{
-		CheckpointID: target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
-		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
+	return RestoreResultOf(r), nil
+}
+
+// RestoreResultOf is a restore as the CLI and the API show it.
+func RestoreResultOf(r snapshot.RestoreResult) api.RestoreResult {
+	res := api.RestoreResult{
+		CheckpointID: r.Target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
+		Restored: make([]api.RestoredChange, 0, len(r.Restored)), Kept: make([]api.KeptChange, 0, len(r.Kept)),
+		Refused: make([]api.RefusedChange, 0, len(r.Refused)),
 	}
 	for _, it := range r.Restored {
-		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
+		rc := api.RestoredChange{Path: api.QuotePath(it.Path), Kind: it.Kind.String(), Conflict: it.Conflict}
 		if it.Err != nil {
 			rc.Error = it.Err.Error()
 		}
 		res.Restored = append(res.Restored, rc)
 	}
 	for _, it := range r.Kept {
-		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
+		res.Kept = append(res.Kept, api.KeptChange{Path: api.QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
 	}
-	return res, nil
+	for _, it := range r.Refused {
+		res.Refused = append(res.Refused, api.RefusedChange{Path: api.QuotePath(it.Path), Kind: it.Kind.String(), Why: it.Why})
+	}
+	return res
 }

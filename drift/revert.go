@@ -5,70 +5,45 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 )
-
-// RevertRequest is `ckpt revert`: undo what one run (or one tool call of
-// it) changed.
-type RevertRequest struct {
-	Session string `json:"session_id"`
-	Run     string `json:"run_id"`
-	Call    string `json:"tool_call_id,omitempty"`
-	Force   bool   `json:"force,omitempty"`
-	DryRun  bool   `json:"dry_run,omitempty"`
-}
-
-// Conflict is a path a revert would take back something else's change on:
-// someone or something changed it after the run (or call) did.
-type Conflict struct {
-	Path string `json:"path"`
-	Kind string `json:"kind"` // what reverting it does (or did, with --force)
-	// By is who changed it: "run", "tool", "person" or "restore"; for a run
-	// or tool, SessionID, RunID and ToolCallID say which.
-	By         string `json:"by"`
-	SessionID  string `json:"session_id,omitempty"`
-	RunID      string `json:"run_id,omitempty"`
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	Reason     string `json:"reason"`
-}
-
-// RevertResult is `ckpt revert`: a restore's result (checkpoint_id is the
-// run's baseline or the call's pre_write checkpoint, what the reverted
-// paths went back to) and the conflicts.
-type RevertResult struct {
-	RestoreResult
-	Conflicts []Conflict `json:"conflicts"`
-}
 
 // Revert undoes exactly what run req.Session/req.Run (or its tool call
 // req.Call) changed: each path it changed goes back to its state before
 // the run (call) first changed it. A path changed since by something else
 // is a conflict, left alone unless req.Force. A run (or call) still open is
 // refused: its changes are not all in yet.
-func (e *Engine) Revert(ctx context.Context, req RevertRequest) (RevertResult, error) {
+func (e *Engine) Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error) {
 	if err := checkRun(req.Session, req.Run); err != nil {
-		return RevertResult{}, err
+		return api.RevertResult{}, err
 	}
 	if req.Call != "" {
 		if err := checkName("tool call", req.Call); err != nil {
-			return RevertResult{}, err
+			return api.RevertResult{}, err
 		}
 	}
 	if err := e.Sync(ctx); err != nil {
-		return RevertResult{}, err
+		return api.RevertResult{}, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	opts, from, err := e.revertScope(req)
 	if err != nil {
-		return RevertResult{}, err
+		return api.RevertResult{}, err
 	}
+	o := opening{session: req.Session, run: req.Run, call: req.Call, from: opts.From, to: opts.To}
+	sh := newSharing(o)
+	opts.Mine = func(c store.Change) bool { return o.stamped(c) && sh.note(c) }
 	r, err := e.ws.Revert(ctx, opts)
 	if err != nil {
-		return RevertResult{}, asInvalid(err)
+		return api.RevertResult{}, asInvalid(err)
 	}
-	res := RevertResult{RestoreResult: RestoreResultOf(r.RestoreResult), Conflicts: make([]Conflict, 0, len(r.Conflicts))}
+	res := api.RevertResult{RestoreResult: RestoreResultOf(r.RestoreResult), Conflicts: make([]api.Conflict, 0, len(r.Conflicts))}
+	for i, it := range r.Restored {
+		res.Restored[i].SharedWith = sh.with(it.Path)
+	}
 	res.CheckpointID = from
 	what := "the run"
 	if req.Call != "" {
@@ -80,9 +55,9 @@ func (e *Engine) Revert(ctx context.Context, req RevertRequest) (RevertResult, e
 	return res, nil
 }
 
-// revertScope is the journal range and the owner of the changes to undo,
-// and the checkpoint they started from.
-func (e *Engine) revertScope(req RevertRequest) (snapshot.RevertOptions, string, error) {
+// revertScope is the journal range of the changes to undo, and the
+// checkpoint they started from.
+func (e *Engine) revertScope(req api.RevertRequest) (snapshot.RevertOptions, string, error) {
 	opts := snapshot.RevertOptions{Force: req.Force, DryRun: req.DryRun}
 	if req.Call != "" {
 		return e.callScope(req, opts)
@@ -105,17 +80,14 @@ func (e *Engine) revertScope(req RevertRequest) (snapshot.RevertOptions, string,
 		}
 		opts.To = end.Seq
 	}
-	opts.Mine = func(c store.Change) bool {
-		return c.Attr.Session == req.Session && c.Attr.Run == req.Run && !c.Attr.Restore
-	}
 	opts.Message = fmt.Sprintf("before reverting run %s/%s", req.Session, req.Run)
 	return opts, rec.BaselineID, nil
 }
 
 // callScope is revertScope for one tool call: its window, which need not
 // belong to a run that was started (tool start opens one by itself).
-func (e *Engine) callScope(req RevertRequest, opts snapshot.RevertOptions) (snapshot.RevertOptions, string, error) {
-	tw, err := e.window(ToolRequest{Session: req.Session, Run: req.Run, Call: req.Call})
+func (e *Engine) callScope(req api.RevertRequest, opts snapshot.RevertOptions) (snapshot.RevertOptions, string, error) {
+	tw, err := e.window(api.ToolRequest{Session: req.Session, Run: req.Run, Call: req.Call})
 	if errors.Is(err, store.ErrNotFound) {
 		return opts, "", invalid("no tool call %s in run %s/%s", req.Call, req.Session, req.Run)
 	}
@@ -126,16 +98,13 @@ func (e *Engine) callScope(req RevertRequest, opts snapshot.RevertOptions) (snap
 		return opts, "", invalid("tool call %s of run %s/%s is still open; end it first", req.Call, req.Session, req.Run)
 	}
 	opts.From, opts.To = tw.StartSeq, tw.EndSeq
-	opts.Mine = func(c store.Change) bool {
-		return c.Attr.Session == req.Session && c.Attr.Run == req.Run && c.Attr.Call == req.Call && !c.Attr.Restore
-	}
 	opts.Message = fmt.Sprintf("before reverting tool call %s of run %s/%s", req.Call, req.Session, req.Run)
 	return opts, tw.CheckpointID, nil
 }
 
-func conflictOf(c snapshot.Conflict, what string) Conflict {
+func conflictOf(c snapshot.Conflict, what string) api.Conflict {
 	a := c.By.Attr
-	out := Conflict{Path: c.Path, Kind: c.Kind.String(), By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call}
+	out := api.Conflict{Path: api.QuotePath(c.Path), Kind: c.Kind.String(), By: byOf(a), SessionID: a.Session, RunID: a.Run, ToolCallID: a.Call}
 	who := describe(a)
 	if c.Interleaved {
 		out.Reason = fmt.Sprintf("also changed by %s while %s was changing it", who, what)
@@ -169,23 +138,4 @@ func describe(a store.Attr) string {
 		return fmt.Sprintf("run %s/%s", a.Session, a.Run)
 	}
 	return "the person (outside any run)"
-}
-
-// RestoreResultOf is a snapshot restore result as the CLI shows it.
-func RestoreResultOf(r snapshot.RestoreResult) RestoreResult {
-	res := RestoreResult{
-		CheckpointID: r.Target.ID, GuardCheckpointID: r.Guard.ID, DryRun: r.DryRun,
-		Restored: make([]RestoredChange, 0, len(r.Restored)), Kept: make([]KeptChange, 0, len(r.Kept)),
-	}
-	for _, it := range r.Restored {
-		rc := RestoredChange{Path: it.Path, Kind: it.Kind.String(), Conflict: it.Conflict}
-		if it.Err != nil {
-			rc.Error = it.Err.Error()
-		}
-		res.Restored = append(res.Restored, rc)
-	}
-	for _, it := range r.Kept {
-		res.Kept = append(res.Kept, KeptChange{Path: it.Path, Kind: it.Kind.String(), Why: it.Why})
-	}
-	return res
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 func TestReviewMarksPersistAndRefuseBadInput(t *testing.T) {
@@ -13,34 +15,34 @@ func TestReviewMarksPersistAndRefuseBadInput(t *testing.T) {
 	if _, err := e.RunStart(ctx, "s", "r1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.ToolStart(ctx, ToolRequest{Session: "s", Run: "r1", Call: "c1", Command: "Edit " + filepath.Join(root, "a")}); err != nil {
+	if _, err := e.ToolStart(ctx, api.ToolRequest{Session: "s", Run: "r1", Call: "c1", Command: "Edit " + filepath.Join(root, "a")}); err != nil {
 		t.Fatal(err)
 	}
 	write(t, root, "a", "2")
-	if _, err := e.ToolEnd(ctx, ToolRequest{Session: "s", Run: "r1", Call: "c1"}); err != nil {
+	if _, err := e.ToolEnd(ctx, api.ToolRequest{Session: "s", Run: "r1", Call: "c1"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.RunEnd(ctx, "s", "r1"); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []ReviewRequest{
-		{Session: "s", Run: "r1", Path: "b", Mark: MarkAccepted},             // not changed by the run
-		{Session: "s", Run: "r1", Path: "../etc/passwd", Mark: MarkAccepted}, // outside
+	for _, bad := range []api.ReviewRequest{
+		{Session: "s", Run: "r1", Path: "b", Mark: api.MarkAccepted},             // not changed by the run
+		{Session: "s", Run: "r1", Path: "../etc/passwd", Mark: api.MarkAccepted}, // outside
 		{Session: "s", Run: "r1", Path: "a", Mark: "maybe"},
-		{Session: "s", Run: "nope", Path: "a", Mark: MarkAccepted},
+		{Session: "s", Run: "nope", Path: "a", Mark: api.MarkAccepted},
 	} {
 		if _, err := e.Review(ctx, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Review(%+v) = %v, want ErrInvalid", bad, err)
 		}
 	}
-	if _, err := e.Review(ctx, ReviewRequest{Session: "s", Run: "r1", Path: "a", Mark: MarkRejected}); err != nil {
+	if _, err := e.Review(ctx, api.ReviewRequest{Session: "s", Run: "r1", Path: "a", Mark: api.MarkRejected}); err != nil {
 		t.Fatal(err)
 	}
 	rv, err := e.Reviews(ctx, "s", "r1")
-	if err != nil || len(rv.Reviews) != 1 || rv.Reviews[0].Mark != MarkRejected {
+	if err != nil || len(rv.Reviews) != 1 || rv.Reviews[0].Mark != api.MarkRejected {
 		t.Fatalf("Reviews = %+v, %v; want a rejected", rv, err)
 	}
-	if _, err := e.Review(ctx, ReviewRequest{Session: "s", Run: "r1", Path: "a"}); err != nil {
+	if _, err := e.Review(ctx, api.ReviewRequest{Session: "s", Run: "r1", Path: "a"}); err != nil {
 		t.Fatal(err)
 	}
 	if rv, _ := e.Reviews(ctx, "s", "r1"); len(rv.Reviews) != 0 {
@@ -51,7 +53,7 @@ func TestReviewMarksPersistAndRefuseBadInput(t *testing.T) {
 	if err != nil || len(runs.Runs) != 1 || len(runs.Runs[0].Calls) != 1 || runs.Runs[0].Open {
 		t.Fatalf("Runs = %+v, %v", runs, err)
 	}
-	calls, err := e.ToolCalls(ctx, RunRequest{Session: "s", Run: "r1", Patch: true})
+	calls, err := e.ToolCalls(ctx, api.RunRequest{Session: "s", Run: "r1", Patch: true})
 	if err != nil || len(calls.Calls) != 1 || len(calls.Calls[0].Changes) != 1 || calls.Calls[0].Changes[0].Patch == "" {
 		t.Fatalf("ToolCalls = %+v, %v", calls, err)
 	}
@@ -92,16 +94,16 @@ func TestVersionDiffBetweenTwoVersions(t *testing.T) {
 	e, root := newEngine(t, map[string]string{"a": "one\n"})
 	write(t, root, "a", "two\n")
 	write(t, root, "a", "three\n")
-	h, err := e.History(ctx, HistoryRequest{Path: "a"})
+	h, err := e.History(ctx, api.HistoryRequest{Path: "a"})
 	if err != nil || len(h.Versions) < 2 {
 		t.Fatalf("history: %+v %v", h, err)
 	}
 	oldest, newest := h.Versions[len(h.Versions)-1], h.Versions[0]
-	d, err := e.VersionDiff(ctx, VersionDiffRequest{Path: "a", From: oldest.Ref, To: newest.Ref})
+	d, err := e.VersionDiff(ctx, api.VersionDiffRequest{Path: "a", From: oldest.Ref, To: newest.Ref})
 	if err != nil || len(d.Files) != 1 || d.Files[0].Patch == "" {
 		t.Fatalf("VersionDiff = %+v, %v", d, err)
 	}
-	for _, bad := range []VersionDiffRequest{
+	for _, bad := range []api.VersionDiffRequest{
 		{Path: "../x", From: oldest.Ref},
 		{Path: "a", From: "ck1-abc"},
 		{Path: "a", From: newest.Ref, To: oldest.Ref},

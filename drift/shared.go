@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -40,14 +41,30 @@ func (o opening) own(p store.Party) bool {
 	return o.call == "" || p.Call == "" || p.Call == o.call
 }
 
+// stamped reports whether c is the opening's change for a revert: the
+// opening is among its parties (the stamp or Shared; for a run, any of
+// its tool windows too), since the disk does not say which of the parties
+// wrote it. A restore's entries are nobody's.
+func (o opening) stamped(c store.Change) bool {
+	if c.Attr.Restore {
+		return false
+	}
+	for _, p := range c.Attr.Parties() {
+		if p.Session == o.session && p.Run == o.run && (o.call == "" || p.Call == o.call) {
+			return true
+		}
+	}
+	return false
+}
+
 // sharing gathers, path by path, the other runs and tool windows open
 // when an entry inside an opening was captured.
 type sharing struct {
 	o     opening
-	paths map[string][]Party
+	paths map[string][]api.Party
 }
 
-func newSharing(o opening) *sharing { return &sharing{o: o, paths: map[string][]Party{}} }
+func newSharing(o opening) *sharing { return &sharing{o: o, paths: map[string][]api.Party{}} }
 
 // note is a Diff keep function: it counts every entry, and notes who else
 // was open for those inside the opening.
@@ -56,7 +73,7 @@ func (s *sharing) note(c store.Change) bool {
 		return true
 	}
 	for _, p := range c.Attr.Parties() {
-		q := Party{SessionID: p.Session, RunID: p.Run, ToolCallID: p.Call}
+		q := api.Party{SessionID: p.Session, RunID: p.Run, ToolCallID: p.Call}
 		if !s.o.own(p) && !slices.Contains(s.paths[c.Path], q) {
 			s.paths[c.Path] = append(s.paths[c.Path], q)
 		}
@@ -66,20 +83,20 @@ func (s *sharing) note(c store.Change) bool {
 
 // with is who else was open when path changed inside the opening,
 // sorted; nil when nobody was.
-func (s *sharing) with(path string) []Party {
+func (s *sharing) with(path string) []api.Party {
 	with := s.paths[path]
 	if len(with) == 0 {
 		return nil
 	}
 	with = slices.Clone(with)
-	slices.SortFunc(with, func(a, b Party) int {
+	slices.SortFunc(with, func(a, b api.Party) int {
 		return cmp.Or(cmp.Compare(a.SessionID, b.SessionID), cmp.Compare(a.RunID, b.RunID), cmp.Compare(a.ToolCallID, b.ToolCallID))
 	})
 	return with
 }
 
 // mark sets SharedWith on each change.
-func (s *sharing) mark(changes []Change) {
+func (s *sharing) mark(changes []api.Change) {
 	for i := range changes {
 		changes[i].SharedWith = s.with(changes[i].Path)
 	}
@@ -88,10 +105,10 @@ func (s *sharing) mark(changes []Change) {
 // SharedWith is who else a journal entry's stamp names besides the run
 // or tool call it names first (Attr.Shared), as the CLI shows them: the
 // shared_with of that one change.
-func SharedWith(a store.Attr) []Party {
-	var out []Party
+func SharedWith(a store.Attr) []api.Party {
+	var out []api.Party
 	for _, p := range a.Shared {
-		out = append(out, Party{SessionID: p.Session, RunID: p.Run, ToolCallID: p.Call})
+		out = append(out, api.Party{SessionID: p.Session, RunID: p.Run, ToolCallID: p.Call})
 	}
 	return out
 }
@@ -111,7 +128,7 @@ func withoutRun(a store.Active, session, run string) store.Active {
 
 // withCall is a with the call open, its run (opened if need be) the
 // newest: changes captured from now on are attributed to the call first.
-func withCall(a store.Active, req ToolRequest) store.Active {
+func withCall(a store.Active, req api.ToolRequest) store.Active {
 	i := slices.IndexFunc(a.Runs, func(r store.ActiveRun) bool { return r.Session == req.Session && r.Run == req.Run })
 	r := store.ActiveRun{Session: req.Session, Run: req.Run}
 	if i >= 0 {
@@ -124,7 +141,7 @@ func withCall(a store.Active, req ToolRequest) store.Active {
 }
 
 // withoutCall is a with the call closed.
-func withoutCall(a store.Active, req ToolRequest) store.Active {
+func withoutCall(a store.Active, req api.ToolRequest) store.Active {
 	for i, r := range a.Runs {
 		if r.Session == req.Session && r.Run == req.Run {
 			r.Calls = slices.DeleteFunc(r.Calls, func(c string) bool { return c == req.Call })

@@ -3,53 +3,45 @@ package drift
 import (
 	"context"
 
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
-// VersionDiffRequest asks for the diff of one path between two of its
-// versions (version references from history, "@SEQ"); To "" is the
-// working tree.
-type VersionDiffRequest struct {
-	Path string `json:"path"`
-	From string `json:"from"`
-	To   string `json:"to,omitempty"`
-}
-
 // VersionDiff is the change of one path from one version to another: no
 // files when they are the same.
-func (e *Engine) VersionDiff(ctx context.Context, req VersionDiffRequest) (DiffResult, error) {
+func (e *Engine) VersionDiff(ctx context.Context, req api.VersionDiffRequest) (api.DiffResult, error) {
 	ps, err := CleanPaths([]string{req.Path})
 	if err != nil {
-		return DiffResult{}, err
+		return api.DiffResult{}, err
 	}
 	if ps[0] == "" {
-		return DiffResult{}, invalid("a version diff needs a path inside the workspace, not its root")
+		return api.DiffResult{}, invalid("a version diff needs a path inside the workspace, not its root")
 	}
 	from, err := versionSeq(req.From)
 	if err != nil {
-		return DiffResult{}, err
+		return api.DiffResult{}, err
 	}
 	to := uint64(0)
 	if req.To != "" {
 		if to, err = versionSeq(req.To); err != nil {
-			return DiffResult{}, err
+			return api.DiffResult{}, err
 		}
 	} else {
 		if err := e.Sync(ctx); err != nil {
-			return DiffResult{}, err
+			return api.DiffResult{}, err
 		}
 		to = e.ws.Head()
 	}
 	if from > to || to > e.ws.Head() {
-		return DiffResult{}, invalid("versions %s..%s are not in the journal's order (head @%d)", req.From, req.To, e.ws.Head())
+		return api.DiffResult{}, invalid("versions %s..%s are not in the journal's order (head @%d)", req.From, req.To, e.ws.Head())
 	}
 	fcs, err := e.ws.Diff(from, to, snapshot.Filter(ps), nil)
 	if err != nil {
-		return DiffResult{}, err
+		return api.DiffResult{}, err
 	}
 	files := changesOf(fcs)
 	e.addPatches(files, fcs)
-	return DiffResult{CheckpointID: req.To, PrevCheckpointID: req.From, Files: files}, nil
+	return api.DiffResult{CheckpointID: req.To, PrevCheckpointID: req.From, Files: files}, nil
 }
 
 func versionSeq(ref string) (uint64, error) {

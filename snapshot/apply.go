@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,12 +10,14 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 	"github.com/ckptdev/ckpt/store"
 )
 
 // InternalPrefix starts the names of ckpt's own files in a workspace
 // (restore temp files); the watcher never captures them.
-const InternalPrefix = ".ckpt~"
+const InternalPrefix = fsutil.InternalPrefix
 
 // writeBatch bounds how many temp files are staged at once, which is what
 // a crash can leave for the next Open to remove. A batch this large is made
@@ -97,7 +97,7 @@ func (a *applier) step(p string) {
 
 func (a *applier) remove(act store.IntentAction) {
 	if !validRel(act.Path) {
-		a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
+		a.failed[act.Path] = fault.Mark(fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused)
 		return
 	}
 	emptied, err := remove(a.root, act.Path)
@@ -118,7 +118,7 @@ func (a *applier) writeBatch(batch []store.IntentAction) {
 	staged := make([]stagedFile, len(batch))
 	for i, act := range batch {
 		if !validRel(act.Path) {
-			a.failed[act.Path] = markErr{fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused}
+			a.failed[act.Path] = fault.Mark(fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused)
 			continue
 		}
 		s, err := a.stage(act, keepOpen)
@@ -161,7 +161,7 @@ func (a *applier) stage(act store.IntentAction, keepOpen bool) (stagedFile, erro
 	if err := a.mkdirs(dir); err != nil {
 		return stagedFile{}, err
 	}
-	tmp := path.Join(dir, InternalPrefix+"tmp-"+randHex())
+	tmp := fsutil.TempName(act.Path)
 	if act.State.Kind == store.Symlink {
 		return stagedFile{tmp: tmp}, a.root.Symlink(string(data), tmp)
 	}
@@ -274,7 +274,7 @@ func removeStaleTemps(root *os.Root, actions []store.IntentAction) {
 			continue
 		}
 		for _, e := range entries {
-			if strings.HasPrefix(e.Name(), InternalPrefix+"tmp-") {
+			if strings.HasPrefix(e.Name(), fsutil.TempPrefix) {
 				root.Remove(path.Join(dir, e.Name()))
 			}
 		}
@@ -298,10 +298,4 @@ func remove(root *os.Root, name string) ([]string, error) {
 		emptied = append(emptied, dir)
 	}
 	return emptied, nil
-}
-
-func randHex() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

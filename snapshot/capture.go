@@ -14,7 +14,10 @@ import (
 )
 
 // WalkFunc lists every file of the workspace that is captured: it calls
-// visit with each one's workspace-relative path and lstat info.
+// visit with each one's workspace-relative path and lstat info. A
+// directory or file it could not read is passed with an info whose Mode
+// has fs.ModeIrregular and whose Sys is the error (watcher.Walker with
+// VisitUnreadable): its entries, and those under it, keep their state.
 type WalkFunc = func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error
 
 // candidate is a path whose stat tuple differs from its entry.
@@ -35,7 +38,7 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	defer ws.mu.Unlock()
 	var c *classifier
 	err := ws.st.View(func(r *store.Reader) error {
-		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}, links: ws.links}
+		c = &classifier{root: ws.root, r: r, dirs: map[string]bool{}, seen: map[string]bool{}, gone: map[string]store.State{}, links: ws.links, unread: unreadableSet{}}
 		for _, p := range paths {
 			if !validRel(p) {
 				continue
@@ -49,7 +52,30 @@ func (ws *Workspace) Capture(ctx context.Context, paths []string) error {
 	if err != nil {
 		return err
 	}
-	return ws.ingest(ctx, c.cands, c.gone, ws.attr())
+	err = ws.ingest(ctx, c.cands, c.gone, ws.attr(), c.unread)
+	ws.noteCaptured(c)
+	return err
+}
+
+// noteCaptured updates the unreadable paths with what a capture found:
+// every path it examined is known again unless it found it unreadable, and
+// nothing is known under a path that is gone.
+func (ws *Workspace) noteCaptured(c *classifier) {
+	if ws.unreadable == nil {
+		ws.unreadable = unreadableSet{}
+	}
+	for p := range c.seen {
+		delete(ws.unreadable, p)
+	}
+	for p := range c.gone {
+		ws.unreadable.dropUnder(p)
+	}
+	for p := range c.absent {
+		ws.unreadable.dropUnder(p)
+	}
+	for p, why := range c.unread {
+		ws.unreadable[p] = why
+	}
 }
 
 // classifier sorts captured paths into candidates to read and deletions.
@@ -64,6 +90,10 @@ type classifier struct {
 	// unknown: multiply-linked files met whose other names the index does
 	// not know, by inode (findLinks looks them up).
 	unknown map[uint64][]fileID
+	// unread: paths that could not be read (they keep their entries);
+	// absent: paths that are not there (nothing is unknown under them).
+	unread unreadableSet
+	absent map[string]bool
 }
 
 func (c *classifier) path(p string, expand bool) error {
@@ -77,7 +107,8 @@ func (c *classifier) path(p string, expand bool) error {
 	}
 	info, err := c.lstat(p)
 	if err != nil && !isNotExist(err) {
-		return err
+		c.unread[p] = errText(err) // unknown: its entry stays as it was
+		return nil
 	}
 	captured := err == nil && (info.Mode().IsRegular() || info.Mode()&fs.ModeSymlink != 0)
 	switch {
@@ -94,6 +125,17 @@ func (c *classifier) path(p string, expand bool) error {
 	}
 	if !expand {
 		return nil
+	}
+	if err == nil && info.IsDir() {
+		if rerr := readableDir(c.root, p); rerr != nil {
+			c.unread[p] = errText(rerr) // what lies under it is unknown
+			return nil
+		}
+	} else {
+		if c.absent == nil {
+			c.absent = map[string]bool{}
+		}
+		c.absent[p] = true
 	}
 	var under []string
 	err = c.r.Entries(p+"/", func(q string, st store.State) error {
@@ -117,7 +159,7 @@ func (c *classifier) lstat(p string) (fs.FileInfo, error) {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 && !c.realDir(p[:i]) {
 		return nil, fs.ErrNotExist
 	}
-	return os.Lstat(c.root + "/" + p)
+	return lstatRel(c.root, p)
 }
 
 func (c *classifier) realDir(dir string) bool {
@@ -129,7 +171,7 @@ func (c *classifier) realDir(dir string) bool {
 		ok = c.realDir(dir[:i])
 	}
 	if ok {
-		info, err := os.Lstat(c.root + "/" + dir)
+		info, err := lstatRel(c.root, dir)
 		ok = err == nil && info.IsDir()
 	}
 	c.dirs[dir] = ok
@@ -171,7 +213,12 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		info fs.FileInfo
 	}
 	var files []seen
+	unread := unreadableSet{}
 	err := walk(ctx, func(rel string, info fs.FileInfo) error {
+		if werr := walkError(info); werr != nil {
+			unread[rel] = errText(werr)
+			return nil
+		}
 		files = append(files, seen{rel, info})
 		return nil
 	})
@@ -201,12 +248,22 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		cands = append(cands, candidate{path: f.path, info: f.info, prev: prev, hadPrev: had})
 	}
 	ws.links = links
-	return ws.ingest(ctx, cands, known, attr)
+	if len(unread) > 0 {
+		for p := range known {
+			if q, _ := unread.covering(p); q != "" {
+				delete(known, p) // not seen because not readable: unknown, not gone
+			}
+		}
+	}
+	err = ws.ingest(ctx, cands, known, attr, unread)
+	ws.unreadable = unread
+	return err
 }
 
 // ingest reads the candidates in parallel and records what changed, and
 // records the gone paths as deleted, in as few transactions as fit.
-func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[string]store.State, attr store.Attr) error {
+// A candidate that cannot be read keeps its entry and goes into unread.
+func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[string]store.State, attr store.Attr, unread unreadableSet) error {
 	if len(cands) == 0 && len(gone) == 0 {
 		return nil
 	}
@@ -215,34 +272,9 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		return err
 	}
 	defer root.Close()
-	results := newPipe()
-	jobs := make(chan candidate)
-	var wg sync.WaitGroup
-	for range min(ws.opts.Workers, max(len(cands), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			dirs := dirCache{root: root}
-			defer dirs.close()
-			for c := range jobs {
-				r, name := dirs.lookup(c.path)
-				results.send(ws.read(r, name, c))
-			}
-		}()
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		defer close(jobs)
-		for _, c := range cands {
-			select {
-			case jobs <- c:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); results.close() }()
+	results := ws.readParallel(ctx, root, cands)
 	defer func() {
 		cancel()
 		for _, ok := results.recv(); ok; _, ok = results.recv() {
@@ -273,7 +305,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	defer func() { ws.emitChanges(head, ws.st.Head()) }()
 	return ws.st.Write(func(w *store.Writer) error {
 		if first != nil {
-			if err := ws.record(w, prev[first.path], *first, attr); err != nil {
+			if err := ws.record(w, prev[first.path], *first, attr, unread); err != nil {
 				return err
 			}
 		}
@@ -285,7 +317,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		}
 		done := 0
 		for o, ok := results.recv(); ok; o, ok = results.recv() {
-			if err := ws.record(w, prev[o.path], o, attr); err != nil {
+			if err := ws.record(w, prev[o.path], o, attr, unread); err != nil {
 				return err
 			}
 			done++
@@ -300,6 +332,40 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 	})
 }
 
+// readParallel reads the candidates on the workspace's workers and sends
+// what each holds down the returned pipe, which is closed when all are
+// read. Once ctx is done no further candidate is handed out; the caller
+// drains the pipe.
+func (ws *Workspace) readParallel(ctx context.Context, root *os.Root, cands []candidate) *pipe {
+	results := newPipe()
+	jobs := make(chan candidate)
+	var wg sync.WaitGroup
+	for range min(ws.opts.Workers, max(len(cands), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirs := dirCache{root: root}
+			defer dirs.close()
+			for c := range jobs {
+				r, name := dirs.lookup(c.path)
+				results.send(ws.read(r, name, c))
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, c := range cands {
+			select {
+			case jobs <- c:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); results.close() }()
+	return results
+}
+
 // settlesNothing reports whether recording o would change nothing that
 // matters: the content is the entry's, and the file is still inside the racy
 // window, so the next scan re-hashes it whatever stat tuple is recorded.
@@ -309,7 +375,7 @@ func settlesNothing(c candidate, o observed) bool {
 		st.Mtime >= st.Recorded-int64(racyWindow)
 }
 
-func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr) error {
+func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr, unread unreadableSet) error {
 	if settlesNothing(c, o) {
 		return nil
 	}
@@ -322,6 +388,12 @@ func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store
 		_, err := w.Record(store.Change{Path: c.path, Kind: store.Deleted, Attr: attr, Time: time.Now().UnixNano()},
 			roll(w.Fingerprint(), c.path, c.prev, store.State{}))
 		return err
+	}
+	if o.err != nil {
+		// There but unreadable: what it holds is unknown, so its entry
+		// (or its absence) stays as recorded.
+		unread[c.path] = errText(o.err)
+		return nil
 	}
 	if o.chunks != nil {
 		if err := w.PutBlob(st.Hash, o.chunks); err != nil {

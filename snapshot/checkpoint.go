@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -21,8 +22,9 @@ const (
 	ReasonPreRestoreGuard   = "pre_restore_guard"
 )
 
-// ErrBadID is a checkpoint id that is malformed or unknown.
-var ErrBadID = errors.New("bad checkpoint id")
+// ErrBadID is a checkpoint id that is malformed or unknown (of kind
+// fault.Invalid).
+var ErrBadID = fault.Sentinel(fault.Invalid, "bad checkpoint id")
 
 // ValidID reports whether id has the form of a checkpoint id (and of a
 // safe file name): 1 to 128 of [A-Za-z0-9._-], not starting with . _ or -.
@@ -54,7 +56,7 @@ func (ws *Workspace) Cut(reason, message string, attr store.Attr) (store.Checkpo
 func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpoint, error) {
 	var cp store.Checkpoint
 	err := ws.st.Write(func(w *store.Writer) (err error) {
-		cp, err = putCheckpoint(w, reason, message, attr)
+		cp, err = putCheckpoint(w, reason, message, attr, ws.unreadable.paths())
 		return err
 	})
 	if err != nil {
@@ -69,7 +71,8 @@ func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpo
 
 // putCheckpoint writes a checkpoint at w's journal head; the caller syncs
 // (a restore commits its guard with its intent and syncs them together).
-func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr) (store.Checkpoint, error) {
+// unreadable are the paths whose state at it is unknown.
+func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr, unreadable []string) (store.Checkpoint, error) {
 	ord, err := w.NextOrd()
 	if err != nil {
 		return store.Checkpoint{}, err
@@ -86,6 +89,7 @@ func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr) (st
 		Message:     message,
 		Fingerprint: fp.Sum,
 		Files:       fp.Count,
+		Unreadable:  unreadable,
 	}
 	return cp, w.PutCheckpoint(&cp)
 }
@@ -101,7 +105,7 @@ func newID(ord uint64) string {
 // Checkpoint looks up a checkpoint; a malformed or unknown id is ErrBadID.
 func (ws *Workspace) Checkpoint(id string) (store.Checkpoint, error) {
 	if !ValidID(id) {
-		return store.Checkpoint{}, markErr{fmt.Errorf("%q is not a checkpoint id", id), ErrBadID}
+		return store.Checkpoint{}, fault.Mark(fmt.Errorf("%q is not a checkpoint id", id), ErrBadID)
 	}
 	var cp store.Checkpoint
 	err := ws.st.View(func(r *store.Reader) (err error) {
@@ -109,7 +113,7 @@ func (ws *Workspace) Checkpoint(id string) (store.Checkpoint, error) {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return cp, markErr{fmt.Errorf("no checkpoint %q in %s", id, ws.root), ErrBadID}
+		return cp, fault.Mark(fmt.Errorf("no checkpoint %q in %s", id, ws.root), ErrBadID)
 	}
 	return cp, err
 }
@@ -136,21 +140,9 @@ func (ws *Workspace) CheckpointBefore(seq uint64) (store.Checkpoint, error) {
 	return cp, err
 }
 
-// WorkspaceState is the persisted workspace state.
-func (ws *Workspace) WorkspaceState() (store.WorkspaceState, error) {
-	var s store.WorkspaceState
-	err := ws.st.View(func(r *store.Reader) (err error) {
-		s, err = r.Workspace()
-		return err
-	})
-	return s, err
-}
-
 // SetCurrent makes cp the workspace's current checkpoint.
 func (ws *Workspace) SetCurrent(cp store.Checkpoint) error {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	return ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) })
+	return ws.Update(func(tx *Tx) error { return tx.SetCurrent(cp) })
 }
 
 // putCurrent makes cp current; settle, if set, says where the workspace
@@ -160,7 +152,6 @@ func (ws *Workspace) putCurrent(w *store.Writer, cp store.Checkpoint, settle *se
 		WorkspaceKey:        ws.key,
 		Root:                ws.root,
 		CurrentCheckpointID: cp.ID,
-		FingerprintPayload:  FormatFingerprint(cp.Fingerprint, cp.Files),
 		UpdatedAt:           time.Now().UTC(),
 	}
 	if settle != nil {
@@ -204,19 +195,22 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err := ws.reconcile(ctx, walk, store.Attr{}, false); err != nil {
 		return store.Checkpoint{}, false, err
 	}
-	cp, err := ws.cut(ReasonInitial, "", store.Attr{})
+	// The initial checkpoint and the state that makes it current are one
+	// commit: a crash leaves the workspace imported or not, never with an
+	// initial checkpoint that the next Import would cut again.
+	var cp store.Checkpoint
+	err = ws.st.Write(func(w *store.Writer) (err error) {
+		if cp, err = putCheckpoint(w, ReasonInitial, "", store.Attr{}, ws.unreadable.paths()); err != nil {
+			return err
+		}
+		return ws.putCurrent(w, cp, nil)
+	})
 	if err != nil {
 		return cp, false, err
 	}
-	if err := ws.st.Write(func(w *store.Writer) error { return ws.putCurrent(w, cp, nil) }); err != nil {
+	if err := ws.st.Sync(); err != nil {
 		return cp, false, err
 	}
-	return cp, true, ws.st.Sync()
+	ws.emit(Event{Type: "checkpoint", Checkpoint: &cp})
+	return cp, true, nil
 }
-
-// markErr reads as its own message and Is its mark.
-type markErr struct{ err, mark error }
-
-func (e markErr) Error() string        { return e.err.Error() }
-func (e markErr) Unwrap() error        { return e.err }
-func (e markErr) Is(target error) bool { return target == e.mark }

@@ -170,7 +170,7 @@ func (f *crashFixture) checkFinishedKeeping(t *testing.T, want mtree) {
 	if bad := storeMismatch(ws, want, storedAll); len(bad) > 0 {
 		t.Errorf("after the scan the store does not match the disk:\n  %s", strings.Join(bad, "\n  "))
 	}
-	changes, err := ws.Drift(f.target, nil)
+	changes, err := ws.Drift(f.target, nil, nil)
 	mustNil(t, err)
 	var drifted []string
 	for _, c := range changes {

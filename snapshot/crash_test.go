@@ -26,7 +26,7 @@ import (
 // 3 after that many writes, CKPT_TEST_CRASH_AT at a named step; see
 // crash_steps_test.go); a capture is stopped by kill -9.
 const (
-	envHelper = "CKPT_CRASH_HELPER" // restore | open | churn
+	envHelper = "CKPT_CRASH_HELPER" // restore | open | churn | update
 	envRoot   = "CKPT_CRASH_ROOT"
 	envState  = "CKPT_CRASH_STATE"
 	envTarget = "CKPT_CRASH_TARGET"
@@ -57,11 +57,15 @@ func TestCrashHelper(t *testing.T) {
 		if err != nil {
 			fail("%v", err)
 		}
-		if _, err := ws.Restore(context.Background(), cp, RestoreOptions{Exact: true}); err != nil {
+		if _, err := ws.Restore(context.Background(), cp, RestoreOptions{}); err != nil {
 			fail("restore: %v", err)
 		}
 	case "churn":
 		crashChurn(ws, root, fail)
+	case "update":
+		if err := crashUpdate(ws); err != nil {
+			fail("update: %v", err)
+		}
 	default:
 		fail("unknown mode %q", mode)
 	}
@@ -587,7 +591,7 @@ func (f *crashFixture) checkUndo(t *testing.T, ws *Workspace, lr store.LastResto
 	if err != nil {
 		t.Fatalf("guard: %v", err)
 	}
-	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{Exact: true}); err != nil {
+	if _, err := ws.Restore(context.Background(), guard, RestoreOptions{}); err != nil {
 		t.Fatalf("undo: %v", err)
 	}
 	disk, _ := readMTree(t, f.root)

@@ -3,10 +3,11 @@ package snapshot
 import (
 	"os"
 	"strconv"
+	"time"
 )
 
-// Crash hooks for the crash tests (crash_test.go), which run a restore in
-// a child process and make it exit (status 3) at a chosen point, then check
+// Crash hooks for the crash tests (crash_test.go, and cmd/e2e's), which
+// run a restore or a run or tool operation in a child process and make it exit (status 3) at a chosen point, then check
 // what the next Open makes of it. Both are read from the environment once;
 // unset, they cost a comparison.
 var (
@@ -15,10 +16,22 @@ var (
 	crashAfter, _ = strconv.Atoi(os.Getenv("CKPT_TEST_CRASH_AFTER"))
 	// crashAt names a step of the restore to exit at (CKPT_TEST_CRASH_AT).
 	crashAt = os.Getenv("CKPT_TEST_CRASH_AT")
+	// slowDrift makes Tx.Drift take 50 ms longer (CKPT_TEST_SLOW_DRIFT=1):
+	// time for the writes a test keeps making to be captured, were the
+	// capture not held off until the Tx commits.
+	slowDrift = os.Getenv("CKPT_TEST_SLOW_DRIFT") == "1"
 )
 
-// The steps crashAt can name, in the order a restore reaches them.
+// The steps crashAt can name: those of Update (run and tool start and
+// end), then those of a restore, in the order it reaches them.
 const (
+	// Update's writes (a restore's guard and intent) are made, not
+	// committed.
+	crashCommit = "commit"
+	// Update's commit is made, not synced: also what a power loss after a
+	// process crash cannot take away (the commit is in the page cache).
+	crashCommitted = "committed"
+
 	// The guard and the intent are durable; nothing on disk changed yet.
 	crashIntent = "intent"
 	// A batch's temp files are written and durable, none renamed.
@@ -38,5 +51,11 @@ func crashStep(done int) {
 func crashPoint(step string) {
 	if crashAt == step {
 		os.Exit(3)
+	}
+}
+
+func slowPoint() {
+	if slowDrift {
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -50,7 +50,7 @@ func BenchmarkRestore1000Edited(b *testing.B) {
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := ws.Restore(ctx, cps[len(cps)-1-i%2], RestoreOptions{Exact: true})
+		res, err := ws.Restore(ctx, cps[len(cps)-1-i%2], RestoreOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,9 +15,6 @@ type FileChange struct {
 	To   store.State
 	// First is the first journal entry for the path after the start.
 	First store.Change
-	// ByRun: some entry in the range was made by a run or a restore;
-	// ByPerson: some entry was made outside any run.
-	ByRun, ByPerson bool
 }
 
 // Filter selects paths: nil selects all; else a path is selected if it is
@@ -66,7 +63,7 @@ func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) boo
 }
 
 // touched gathers the paths a stretch of the journal touched, in the order
-// first seen, with who touched them.
+// first seen.
 type touched struct {
 	byPath map[string]*FileChange
 	order  []string
@@ -76,16 +73,9 @@ func newTouched() *touched { return &touched{byPath: map[string]*FileChange{}} }
 
 // add notes one journal entry.
 func (t *touched) add(c store.Change) {
-	fc := t.byPath[c.Path]
-	if fc == nil {
-		fc = &FileChange{Path: c.Path, First: c}
-		t.byPath[c.Path] = fc
+	if t.byPath[c.Path] == nil {
+		t.byPath[c.Path] = &FileChange{Path: c.Path, First: c}
 		t.order = append(t.order, c.Path)
-	}
-	if c.Attr.InRun() {
-		fc.ByRun = true
-	} else {
-		fc.ByPerson = true
 	}
 }
 

@@ -29,6 +29,13 @@
 // reads every file that a process has mapped shared and writable, as
 // /proc/PID/maps lists them (mapped.go), whatever its stat says.
 //
+// What cannot be read is unknown, never deleted: a directory the walk
+// could not list, or a file it could not stat or open, keeps every entry
+// it (or under it) had; the workspace remembers such paths (Unreadable)
+// until a walk or capture reads them again, each checkpoint records them,
+// and a restore keeps every path under one that is unreadable now or was
+// when its target was cut.
+//
 // # Fingerprint
 //
 // The fingerprint is Σ xxhash64(path, content hash, mode) mod 2^64 over
@@ -50,13 +57,27 @@
 // status after restoring an old checkpoint costs the changes since the
 // restore, not the history in between.
 //
+// # Transactions
+//
+// Update runs a closure (Tx) in one store commit under the capture lock:
+// the run and tool bookkeeping of the layer above (cut a checkpoint, read
+// the drift it holds, put run and tool window records, move the current
+// checkpoint, change who is open) lands together or not at all, and no
+// capture comes between what the closure reads and what it writes; one
+// sync makes it durable before Update returns. Crash points
+// "commit" and "committed" (crashpoint.go) stop the process just before
+// and just after the commit.
+//
 // # Restore
 //
 //	plan:   for each path with journal entries after the target (in scope):
 //	          target state := state at target; skip it if equal to now
-//	          keep it (with why) if only the person changed it (default
-//	          scope), or if either side's content is not stored
-//	check:  refuse if any write would go through a symlink on disk
+//	          keep it (with why) if it is or was unreadable, if the
+//	          caller's policy says so (drift keeps what only the person
+//	          changed), or if either side's content is not stored
+//	check:  refuse (take out of the plan, and list with why) each path
+//	        whose write would go through a symlink on disk; the rest goes on
+//	nothing left to write: make the target current, and stop (no guard)
 //	guard+intent: cut pre_restore_guard and persist the plan (each path's
 //	        state now and its target) in one commit; one sync
 //	apply:  removals deepest first, then writes parents first, in batches:

@@ -15,9 +15,17 @@ const maxUnsettled = 4096
 // after that point (and the paths the restore left as they were) is read:
 // status after restoring an old checkpoint costs the changes since the
 // restore, not the history between the checkpoint and now.
-func (ws *Workspace) Drift(cp store.Checkpoint, f Filter) ([]FileChange, error) {
+// keep, if set, decides which journal entries count, as for Diff; it is
+// also told of an entry standing in for each path the restore left
+// differing (the last to change its content before the restore settled,
+// or one with no attribution at the settled seq when there is none).
+func (ws *Workspace) Drift(cp store.Checkpoint, f Filter, keep func(store.Change) bool) ([]FileChange, error) {
+	return ws.driftAt(ws.st.Head(), cp, f, keep)
+}
+
+// driftAt is Drift at journal seq head.
+func (ws *Workspace) driftAt(head uint64, cp store.Checkpoint, f Filter, keep func(store.Change) bool) ([]FileChange, error) {
 	var out []FileChange
-	head := ws.st.Head()
 	err := ws.st.View(func(r *store.Reader) error {
 		s, err := r.Workspace()
 		if err != nil {
@@ -27,11 +35,11 @@ func (ws *Workspace) Drift(cp store.Checkpoint, f Filter) ([]FileChange, error) 
 		from := cp.Seq
 		if s.CurrentCheckpointID == cp.ID && s.SettledSeq > cp.Seq && s.SettledSeq <= head {
 			from = s.SettledSeq
-			if err := t.unsettled(r, s.Unsettled, from, f); err != nil {
+			if err := t.unsettled(r, s.Unsettled, from, f, keep); err != nil {
 				return err
 			}
 		}
-		if err := t.collect(r, from, head, f, nil); err != nil {
+		if err := t.collect(r, from, head, f, keep); err != nil {
 			return err
 		}
 		out, err = t.resolve(r, cp.Seq, head)
@@ -41,11 +49,15 @@ func (ws *Workspace) Drift(cp store.Checkpoint, f Filter) ([]FileChange, error) 
 }
 
 // unsettled notes paths that may differ from the checkpoint although the
-// journal after settled does not touch them. Each is attributed by the last
+// journal after settled does not touch them. Each stands for the last
 // entry that changed its content before settled when there is one (a
-// deletion has none: it counts as the person's, which is why a restore
-// leaves a path alone).
-func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f Filter) error {
+// deletion has none: an entry with no attribution stands in).
+func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f Filter, keep func(store.Change) bool) error {
+	add := func(c store.Change) {
+		if keep == nil || keep(c) {
+			t.add(c)
+		}
+	}
 	sk := r.NewSeeker()
 	defer sk.Close()
 	for _, p := range paths {
@@ -59,7 +71,7 @@ func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f F
 		if st.Seq > 0 {
 			err = r.Changes(st.Seq-1, st.Seq, func(c store.Change) error {
 				if c.Path == p {
-					t.add(c)
+					add(c)
 				}
 				return nil
 			})
@@ -68,7 +80,7 @@ func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f F
 			}
 		}
 		if t.byPath[p] == nil {
-			t.add(store.Change{Seq: settled, Path: p})
+			add(store.Change{Seq: settled, Path: p})
 		}
 	}
 	return nil

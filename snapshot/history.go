@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -78,8 +79,8 @@ func historyFloor(r *store.Reader) (uint64, error) {
 }
 
 // ErrBadVersion is a journal position that is not one a restore can read:
-// beyond the head, or forgotten by retention.
-var ErrBadVersion = errors.New("bad version")
+// beyond the head, or forgotten by retention (of kind fault.Invalid).
+var ErrBadVersion = fault.Sentinel(fault.Invalid, "bad version")
 
 // VersionTarget is the restore target that stands for journal position
 // seq, as a checkpoint with no id: Restore(VersionTarget(seq), ...) brings
@@ -88,7 +89,7 @@ var ErrBadVersion = errors.New("bad version")
 func (ws *Workspace) VersionTarget(seq uint64) (store.Checkpoint, error) {
 	head := ws.st.Head()
 	if seq == 0 || seq > head {
-		return store.Checkpoint{}, markErr{fmt.Errorf("version @%d does not exist (the journal is at @%d)", seq, head), ErrBadVersion}
+		return store.Checkpoint{}, fault.Mark(fmt.Errorf("version @%d does not exist (the journal is at @%d)", seq, head), ErrBadVersion)
 	}
 	var floor uint64
 	err := ws.st.View(func(r *store.Reader) (err error) {
@@ -99,7 +100,7 @@ func (ws *Workspace) VersionTarget(seq uint64) (store.Checkpoint, error) {
 		return store.Checkpoint{}, err
 	}
 	if seq < floor {
-		return store.Checkpoint{}, markErr{fmt.Errorf("version @%d was pruned (history starts at @%d)", seq, floor), ErrBadVersion}
+		return store.Checkpoint{}, fault.Mark(fmt.Errorf("version @%d was pruned (history starts at @%d)", seq, floor), ErrBadVersion)
 	}
 	return store.Checkpoint{Seq: seq}, nil
 }

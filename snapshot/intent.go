@@ -40,12 +40,16 @@ func (ws *Workspace) persistGuarded(in store.Intent, message string) (store.Inte
 			return err
 		}
 		in.PrevID = s.CurrentCheckpointID
-		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, message, store.Attr{})
+		guard, err = putCheckpoint(w, ReasonPreRestoreGuard, message, store.Attr{}, ws.unreadable.paths())
 		if err != nil {
 			return err
 		}
 		in.GuardID = guard.ID
-		return w.PutIntent(in)
+		if err := w.PutIntent(in); err != nil {
+			return err
+		}
+		crashPoint(crashCommit)
+		return nil
 	})
 	if err != nil {
 		return in, guard, err

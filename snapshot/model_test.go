@@ -732,7 +732,7 @@ func (m *modelRun) cut() {
 func (m *modelRun) restore(target store.Checkpoint, what string) {
 	m.sync()
 	pre := m.live.clone()
-	res, err := m.ws.Restore(m.ctx, target, RestoreOptions{Exact: true})
+	res, err := m.ws.Restore(m.ctx, target, RestoreOptions{})
 	if err != nil {
 		m.fatalf("%s %s: %v", what, target.ID, err)
 	}
@@ -778,9 +778,16 @@ func (m *modelRun) restore(target store.Checkpoint, what string) {
 	}
 	m.checkDisk(fmt.Sprintf("%s %s", what, target.ID), want)
 	m.live = want
-	m.addCheckpoint(res.Guard, pre)
-	if res.Guard.Reason != ReasonPreRestoreGuard {
-		m.fatalf("guard reason %q", res.Guard.Reason)
+	switch {
+	case res.Guard.ID != "":
+		m.addCheckpoint(res.Guard, pre)
+		if res.Guard.Reason != ReasonPreRestoreGuard {
+			m.fatalf("guard reason %q", res.Guard.Reason)
+		}
+	case len(res.Restored) > 0:
+		m.fatalf("%s %s restored %d paths without a guard", what, target.ID, len(res.Restored))
+	default:
+		m.stats[what+"s with nothing to write"]++
 	}
 	if cur, err := m.ws.Current(); err != nil || cur.ID != target.ID {
 		m.fatalf("current checkpoint after %s %s is %s (%v)", what, target.ID, cur.ID, err)
@@ -856,7 +863,7 @@ func (m *modelRun) checkDiffs() {
 	if err != nil {
 		m.fatalf("current: %v", err)
 	}
-	fcs, err := m.ws.Drift(cur, nil)
+	fcs, err := m.ws.Drift(cur, nil, nil)
 	m.checkChanges(fcs, err, cur.Seq, m.ws.Head(), m.want[cur.ID], m.live, "drift from "+cur.ID)
 	m.stats["diff checks"] += 5
 }
@@ -1132,7 +1139,7 @@ func TestRestoreOverEmptyDirectories(t *testing.T) {
 			writeMTree(t, root, mtree{"a/f": mfile("f"), "a/sub/g": mfile("g")})
 			mustNil(t, os.Remove(filepath.Join(root, "a/sub/g"))) // leaves a/sub and a/sub/empty, no file
 			mustNil(t, ws.Reconcile(context.Background(), modelWalk(root)))
-			res, err := ws.Restore(context.Background(), cp, RestoreOptions{Exact: true})
+			res, err := ws.Restore(context.Background(), cp, RestoreOptions{})
 			mustNil(t, err)
 			for _, r := range res.Restored {
 				if r.Err != nil {

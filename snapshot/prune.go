@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -217,7 +218,7 @@ func (ws *Workspace) checkNotPruned(target store.Checkpoint) error {
 		return err
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return markErr{fmt.Errorf("checkpoint %q was pruned", target.ID), ErrBadID}
+		return fault.Mark(fmt.Errorf("checkpoint %q was pruned", target.ID), ErrBadID)
 	}
 	return err
 }

@@ -8,21 +8,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/store"
 )
 
-// ErrRefused is a restore that would have to write through a symlink or
-// outside the workspace; nothing was written.
-var ErrRefused = errors.New("restore refused")
+// ErrRefused is a write a restore refused to make: through a symlink, or
+// outside the workspace (of kind fault.Refused).
+var ErrRefused = fault.Sentinel(fault.Refused, "restore refused")
 
 // RestoreOptions scope a restore.
 type RestoreOptions struct {
 	// Paths limits the restore to these paths and what lies under them.
 	Paths Filter
-	// Exact restores every path; otherwise only paths that runs (or
-	// restores) changed after the target are restored, and paths only the
-	// person changed are kept.
-	Exact bool
+	// Policy, if set, decides which of the changed paths in scope the
+	// restore takes back; nil takes back every one it can (an exact
+	// restore).
+	Policy RestorePolicy
 	// DryRun plans and reports without writing anything.
 	DryRun bool
 	// CurrentID, if set, becomes the current checkpoint instead of the
@@ -30,11 +31,25 @@ type RestoreOptions struct {
 	CurrentID string
 }
 
+// RestorePolicy is the caller's say in a restore's plan: which of the
+// paths that changed since the target it takes back. The mechanism (the
+// state at the target, what cannot be read or was not stored, what a
+// symlink would redirect) stays the restore's.
+type RestorePolicy interface {
+	// Note is told of every journal entry the plan reads, as Diff's keep
+	// is, and says whether it counts.
+	Note(store.Change) bool
+	// Decide says of one changed path why the restore leaves it as it is
+	// ("" to take it back), and whether taking it back is a conflict (it
+	// undoes changes of more than one party), reported with it.
+	Decide(FileChange) (keep string, conflict bool)
+}
+
 // RestoreItem is one change a restore made (or would make).
 type RestoreItem struct {
 	Path     string
 	Kind     store.ChangeKind // what the restore did to the path
-	Conflict bool             // both a run and the person changed it since the target
+	Conflict bool             // the policy says taking it back is a conflict
 	Err      error            // the write failed; the path is as it was
 }
 
@@ -45,21 +60,34 @@ type KeptItem struct {
 	Why  string
 }
 
-// RestoreResult is what a restore did.
+// RefusedItem is a path in scope that the restore could not write safely
+// (it lies behind a symlink on disk), so it was left as it is.
+type RefusedItem struct {
+	Path string
+	Kind store.ChangeKind // what the restore would have done to it
+	Why  string
+}
+
+// RestoreResult is what a restore did. Guard is zero for a dry run and
+// for a restore that had nothing to write (see putUnchanged).
 type RestoreResult struct {
 	Target   store.Checkpoint
 	Guard    store.Checkpoint
 	Restored []RestoreItem
 	Kept     []KeptItem
+	Refused  []RefusedItem
 	DryRun   bool
 }
 
 // Restore brings the paths in scope back to their state at target. The
-// caller syncs the capture first. The restore is planned; a
-// pre_restore_guard checkpoint and the plan, as an intent, are made durable
-// together; the plan is applied through os.Root, recorded in the journal as
-// the restore's own changes, and the target becomes the current checkpoint
-// (see the package doc for why each step waits for what it waits for).
+// caller syncs the capture first. The restore is planned, and the paths it
+// cannot write safely are refused (listed, left alone); a
+// pre_restore_guard checkpoint and the rest of the plan, as an intent, are
+// made durable together; the plan is applied through os.Root, recorded in
+// the journal as the restore's own changes, and the target becomes the
+// current checkpoint (see the package doc for why each step waits for what
+// it waits for). A restore with nothing to write cuts no guard and leaves
+// the last restore as it was (see putUnchanged).
 func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts RestoreOptions) (RestoreResult, error) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -67,37 +95,23 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	if err := ws.checkNotPruned(target); err != nil {
 		return res, err
 	}
-	changes, err := ws.Drift(target, opts.Paths)
+	var note func(store.Change) bool
+	if opts.Policy != nil {
+		note = opts.Policy.Note
+	}
+	changes, err := ws.driftAt(ws.st.Head(), target, opts.Paths, note)
 	if err != nil {
 		return res, err
 	}
 	var actions []store.IntentAction
-	for _, fc := range changes {
-		why := ""
-		switch {
-		case !opts.Exact && !fc.ByRun:
-			why = "changed only outside runs"
-		case fc.From.Exists() && !fc.From.Stored:
-			why = "its content at the checkpoint is not stored (larger than max_file_size or unreadable)"
-		case fc.To.Exists() && !fc.To.Stored:
-			why = "its current content is not stored (larger than max_file_size or unreadable), so replacing it could not be undone"
-		}
-		if why != "" {
-			res.Kept = append(res.Kept, KeptItem{Path: fc.Path, Kind: fc.Kind, Why: why})
-			continue
-		}
-		actions = append(actions, store.IntentAction{Path: fc.Path, State: fc.From, Before: &fc.To})
-		res.Restored = append(res.Restored, RestoreItem{
-			Path:     fc.Path,
-			Kind:     inverse(fc.Kind),
-			Conflict: !opts.Exact && fc.ByPerson,
-		})
-	}
-	if err := ws.preflight(actions); err != nil {
-		return res, err
-	}
+	actions, res.Restored, res.Kept = ws.plan(changes, target, opts)
+	actions, res.Restored, res.Refused = ws.refuseUnsafe(actions, res.Restored)
 	if opts.DryRun {
 		return res, nil
+	}
+	settle := settleFor(opts, res)
+	if len(actions) == 0 {
+		return res, ws.putUnchanged(target, opts, settle)
 	}
 	in, guard, err := ws.persistIntent(target, opts, actions)
 	if err != nil {
@@ -106,17 +120,6 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	res.Guard = guard
 	ws.emit(Event{Type: "checkpoint", Checkpoint: &res.Guard})
 	head := ws.st.Head()
-	var settle *settled
-	if opts.Paths == nil && opts.CurrentID == "" {
-		// Every changed path was planned, and nothing else journals while
-		// ws.mu is held: once the restore has journaled its writes, the
-		// workspace differs from the target only where it kept a path or
-		// could not write one.
-		settle = &settled{}
-		for _, k := range res.Kept {
-			settle.paths = append(settle.paths, k.Path)
-		}
-	}
 	failed, err := ws.finish(in, opts.Paths, settle)
 	for i := range res.Restored {
 		res.Restored[i].Err = failed[res.Restored[i].Path]
@@ -124,6 +127,79 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 	ws.emitChanges(head, ws.st.Head())
 	ws.emit(Event{Type: "restore", Restore: &res})
 	return res, err
+}
+
+// plan turns the changes since the target into the actions that undo
+// them, and the paths the restore keeps as they are, with why.
+func (ws *Workspace) plan(changes []FileChange, target store.Checkpoint, opts RestoreOptions) ([]store.IntentAction, []RestoreItem, []KeptItem) {
+	var actions []store.IntentAction
+	var restored []RestoreItem
+	var kept []KeptItem
+	for _, fc := range changes {
+		why := ws.unreadableWhy(fc.Path, target)
+		conflict := false
+		if why == "" && opts.Policy != nil {
+			why, conflict = opts.Policy.Decide(fc)
+		}
+		switch {
+		case why != "":
+		case fc.From.Exists() && !fc.From.Stored:
+			why = "its content at the checkpoint is not stored (larger than max_file_size or unreadable)"
+		case fc.To.Exists() && !fc.To.Stored:
+			why = "its current content is not stored (larger than max_file_size or unreadable), so replacing it could not be undone"
+		}
+		if why != "" {
+			kept = append(kept, KeptItem{Path: fc.Path, Kind: fc.Kind, Why: why})
+			continue
+		}
+		actions = append(actions, store.IntentAction{Path: fc.Path, State: fc.From, Before: &fc.To})
+		restored = append(restored, RestoreItem{Path: fc.Path, Kind: inverse(fc.Kind), Conflict: conflict})
+	}
+	return actions, restored, kept
+}
+
+// settleFor is where a restore over the whole workspace leaves it: every
+// changed path was planned, and nothing else journals while ws.mu is held,
+// so once the restore has journaled its writes the workspace differs from
+// the target only where it kept or refused a path (or could not write
+// one, which finish adds). nil for a restore of some paths, or an undo.
+func settleFor(opts RestoreOptions, res RestoreResult) *settled {
+	if opts.Paths != nil || opts.CurrentID != "" {
+		return nil
+	}
+	settle := &settled{}
+	for _, k := range res.Kept {
+		settle.paths = append(settle.paths, k.Path)
+	}
+	for _, r := range res.Refused {
+		settle.paths = append(settle.paths, r.Path)
+	}
+	return settle
+}
+
+// putUnchanged ends a restore that had nothing to write: the disk is the
+// target already, but for the paths kept or refused. The target becomes
+// current (or opts.CurrentID, for an undo) as after any restore, but no
+// guard is cut and the last restore stays what it was: there is nothing
+// to undo, and undo still undoes the last restore that wrote something.
+func (ws *Workspace) putUnchanged(target store.Checkpoint, opts RestoreOptions, settle *settled) error {
+	cur := target
+	if opts.CurrentID != "" {
+		err := ws.st.View(func(r *store.Reader) (err error) {
+			cur, err = r.Checkpoint(opts.CurrentID)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return ws.st.Write(func(w *store.Writer) error {
+		s, err := w.Workspace()
+		if err == nil && s.CurrentCheckpointID == cur.ID && settle == nil {
+			return nil // keep what is known of where it settled
+		}
+		return ws.putCurrent(w, cur, settle.at(w.Head(), nil, nil))
+	})
 }
 
 func inverse(k store.ChangeKind) store.ChangeKind {
@@ -136,38 +212,53 @@ func inverse(k store.ChangeKind) store.ChangeKind {
 	return k
 }
 
-// preflight refuses a plan that would write through a symlink that the plan
-// itself does not remove first: no write may be redirected, inside the
-// workspace or out of it.
-func (ws *Workspace) preflight(actions []store.IntentAction) error {
+// refuseUnsafe takes out of the plan every action that would write
+// through a symlink on disk that the plan itself does not remove first: no
+// write may be redirected, inside the workspace or out of it. It returns
+// the actions and items left, and the refused ones. One pass is enough:
+// the directories above a path are checked from the top, so a symlink the
+// plan removes can only be refused itself for a symlink above it, which
+// refuses everything below it too.
+func (ws *Workspace) refuseUnsafe(actions []store.IntentAction, items []RestoreItem) ([]store.IntentAction, []RestoreItem, []RefusedItem) {
 	removed := map[string]bool{}
 	for _, a := range actions {
 		if !a.State.Exists() || a.State.Kind == store.Symlink {
 			removed[a.Path] = true
 		}
 	}
-	root, err := os.OpenRoot(ws.root)
-	if err != nil {
-		return err
+	refused := []RefusedItem{}
+	var keepActs []store.IntentAction
+	var keepItems []RestoreItem
+	for i, a := range actions {
+		if link := ws.symlinkAbove(a.Path, removed); link != "" {
+			refused = append(refused, RefusedItem{Path: a.Path, Kind: items[i].Kind,
+				Why: fmt.Sprintf("it lies behind the symlink %s: writing it would write wherever %s points", link, link)})
+			continue
+		}
+		keepActs, keepItems = append(keepActs, a), append(keepItems, items[i])
 	}
-	defer root.Close()
-	for _, a := range actions {
-		parts := strings.Split(a.Path, "/")
-		for i := 1; i < len(parts); i++ {
-			dir := strings.Join(parts[:i], "/")
-			if removed[dir] {
-				break
-			}
-			info, err := os.Lstat(ws.root + "/" + dir)
-			if err != nil {
-				break
-			}
-			if info.Mode()&os.ModeSymlink != 0 {
-				return markErr{fmt.Errorf("restore refused: %s lies behind the symlink %s", a.Path, dir), ErrRefused}
-			}
+	return keepActs, keepItems, refused
+}
+
+// symlinkAbove is the nearest directory of p (from the root down) that is
+// a symlink on disk, unless the plan removes it (or a directory above it)
+// first; "" if there is none.
+func (ws *Workspace) symlinkAbove(p string, removed map[string]bool) string {
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		dir := strings.Join(parts[:i], "/")
+		if removed[dir] {
+			return ""
+		}
+		info, err := lstatRel(ws.root, dir)
+		if err != nil {
+			return ""
+		}
+		if info.Mode()&os.ModeSymlink != 0 {
+			return dir
 		}
 	}
-	return nil
+	return ""
 }
 
 // finishIntent completes a restore that a crash (or a power cut that lost
@@ -262,7 +353,7 @@ func (ws *Workspace) recordRestored(w *store.Writer, a store.IntentAction, now t
 	}
 	next := store.State{}
 	if a.State.Exists() {
-		info, err := os.Lstat(ws.root + "/" + a.Path)
+		info, err := lstatRel(ws.root, a.Path)
 		if err != nil {
 			return false, nil // gone again already: the next capture records that
 		}

@@ -29,7 +29,7 @@ func BenchmarkRestore(b *testing.B) {
 				benchModify(b, ws, changed, fmt.Sprint("edit ", i))
 				i++
 				b.StartTimer()
-				res, err := ws.Restore(ctx, base, RestoreOptions{Exact: true})
+				res, err := ws.Restore(ctx, base, RestoreOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -70,11 +70,9 @@ func (ws *Workspace) Revert(ctx context.Context, opts RevertOptions) (RevertResu
 	if err != nil {
 		return res, err
 	}
+	actions, res.Restored, res.Refused = ws.refuseUnsafe(actions, res.Restored)
 	if len(actions) == 0 || opts.DryRun {
 		return res, nil
-	}
-	if err := ws.preflight(actions); err != nil {
-		return res, err
 	}
 	in := store.Intent{TargetID: res.Target.ID, Actions: actions}
 	for _, a := range actions {

@@ -111,7 +111,7 @@ func TestHistoryAfterPrune(t *testing.T) {
 	}
 	target, err := e.ws.VersionTarget(vs[1].At)
 	e.must(err)
-	_, err = e.ws.Restore(e.ctx, target, RestoreOptions{Exact: true, Paths: Filter{"f"}, CurrentID: mid.ID})
+	_, err = e.ws.Restore(e.ctx, target, RestoreOptions{Paths: Filter{"f"}, CurrentID: mid.ID})
 	e.must(err)
 	if got := e.disk()["f"]; got != "v2" {
 		t.Fatalf("restore of @%d: f is %q, want v2", vs[1].At, got)

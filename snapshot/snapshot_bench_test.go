@@ -394,7 +394,7 @@ func BenchmarkRestorePlan(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				res, err := ws.Restore(ctx, base, RestoreOptions{Exact: true, DryRun: true})
+				res, err := ws.Restore(ctx, base, RestoreOptions{DryRun: true})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -419,14 +419,14 @@ func BenchmarkDriftAfterRestores(b *testing.B) {
 	ctx := context.Background()
 	for round := range 5 {
 		benchModify(b, ws, spread(paths, 1000), fmt.Sprint("round ", round))
-		if _, err := ws.Restore(ctx, base, RestoreOptions{Exact: true}); err != nil {
+		if _, err := ws.Restore(ctx, base, RestoreOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	benchModify(b, ws, spread(paths, 10), "drift")
 	b.ReportAllocs()
 	for b.Loop() {
-		fcs, err := ws.Drift(base, nil)
+		fcs, err := ws.Drift(base, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -48,6 +49,9 @@ type Workspace struct {
 	active store.Active
 	links  linkIndex // under mu: names of multiply-linked files (links.go)
 	notify func(Event)
+	// unreadable: the paths the last walk or capture could not read
+	// (guarded by mu).
+	unreadable unreadableSet
 }
 
 // Key names a workspace's store: the root's base name and a hash of its
@@ -70,15 +74,17 @@ func Known(stateDir, root string) bool {
 // Open opens the workspace at root (an absolute, clean path) with its store
 // under stateDir. An unfinished restore is finished first.
 func Open(stateDir, root string, opts Options) (*Workspace, error) {
+	return OpenContext(context.Background(), stateDir, root, opts)
+}
+
+// OpenContext is Open, whose wait for another process holding the store
+// (Options.LockTimeout) ends early, with ctx's error, when ctx is done.
+func OpenContext(ctx context.Context, stateDir, root string, opts Options) (*Workspace, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 2 * numCPU()
 	}
 	dir := StoreDir(stateDir, root)
-	openStore := store.Open
-	if opts.ShortLived {
-		openStore = store.OpenLazy
-	}
-	st, err := openStore(dir, opts.LockTimeout)
+	st, err := store.OpenContext(ctx, dir, opts.LockTimeout, opts.ShortLived)
 	if err != nil {
 		return nil, err
 	}
@@ -141,17 +147,6 @@ func (ws *Workspace) Active() store.Active {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	return ws.active
-}
-
-// SetActive persists who changes captured from now on are attributed to.
-func (ws *Workspace) SetActive(a store.Active) error {
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	if err := ws.st.Write(func(w *store.Writer) error { return w.PutActive(a) }); err != nil {
-		return err
-	}
-	ws.active = a
-	return nil
 }
 
 // attr is the attribution of a change captured now: the newest open tool

@@ -6,10 +6,12 @@ import (
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/ckptdev/ckpt/fault"
 )
 
 // ErrNotFound is returned for a record that does not exist.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = fault.Sentinel(fault.NotFound, "not found")
 
 const (
 	prefixBlob       = 'b'

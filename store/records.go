@@ -15,6 +15,9 @@ type Checkpoint struct {
 	Message     string    `json:"message,omitempty"`
 	Fingerprint uint64    `json:"fingerprint"`
 	Files       int64     `json:"files"`
+	// Unreadable: paths that could not be read when it was made (their
+	// state at it is unknown), sorted.
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // Fingerprint is the rolling fingerprint of the captured workspace: the sum
@@ -24,12 +27,13 @@ type Fingerprint struct {
 	Count int64  `json:"count"`
 }
 
-// WorkspaceState is what drift is measured against.
+// WorkspaceState is what drift is measured against. (Records written
+// before carry a fingerprint_payload, the current checkpoint's fingerprint
+// as text, that nothing read; it is ignored.)
 type WorkspaceState struct {
 	WorkspaceKey        string    `json:"workspace_key"`
 	Root                string    `json:"root"`
 	CurrentCheckpointID string    `json:"current_checkpoint_id"`
-	FingerprintPayload  string    `json:"fingerprint_payload"`
 	UpdatedAt           time.Time `json:"updated_at"`
 	// SettledSeq, if set, is a journal seq at which the workspace was known
 	// to equal the current checkpoint except for the paths in Unsettled (a
@@ -41,25 +45,29 @@ type WorkspaceState struct {
 	Unsettled  []string `json:"unsettled,omitempty"`
 }
 
-// Run is a run's persisted baseline.
+// Run is a run's persisted baseline. (Records written before carry
+// active_call_id and active_call_from, which nothing read: tool windows
+// and the open set (Active) say which call is open; they are ignored.)
 type Run struct {
-	Session        string    `json:"session_id"`
-	Run            string    `json:"run_id"`
-	BaselineID     string    `json:"baseline_checkpoint_id"`
-	Drifted        bool      `json:"drifted"`
-	Drift          []string  `json:"drift,omitempty"`
-	EndID          string    `json:"end_checkpoint_id,omitempty"`
-	StartedAt      time.Time `json:"started_at"`
-	EndedAt        time.Time `json:"ended_at,omitzero"`
-	UpdatedAt      time.Time `json:"updated_at"`
-	StartSeq       uint64    `json:"start_seq"`
-	EndSeq         uint64    `json:"end_seq,omitempty"`
-	ActiveCallID   string    `json:"active_call_id,omitempty"`
-	ActiveCallFrom time.Time `json:"active_call_from,omitzero"`
+	Session    string    `json:"session_id"`
+	Run        string    `json:"run_id"`
+	BaselineID string    `json:"baseline_checkpoint_id"`
+	Drifted    bool      `json:"drifted"`
+	Drift      []string  `json:"drift,omitempty"`
+	EndID      string    `json:"end_checkpoint_id,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	EndedAt    time.Time `json:"ended_at,omitzero"`
+	UpdatedAt  time.Time `json:"updated_at"`
+	StartSeq   uint64    `json:"start_seq"`
+	EndSeq     uint64    `json:"end_seq,omitempty"`
 	// OpenSeq is the journal head when the run opened: the entries after
 	// it (to EndSeq) were captured while it was open. 0 in records written
 	// before it was kept: StartSeq stands in.
 	OpenSeq uint64 `json:"open_seq,omitempty"`
+	// Warning, if set, says that no baseline was recorded when the run
+	// started: BaselineID is the nearest checkpoint before it, and every
+	// diff of the run repeats the warning.
+	Warning string `json:"warning,omitempty"`
 }
 
 // ToolWindow is one tool call's window: from its pre_write checkpoint to its end.

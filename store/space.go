@@ -8,6 +8,9 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 )
 
 // Why a full disk needs care (see doc.go, "A full disk"): Badger writes its
@@ -49,12 +52,12 @@ func (e *FullError) Error() string {
 	return fmt.Sprintf("the state directory is full: %d MiB free at %s (writing needs %d MiB)", e.Free>>20, e.Dir, (e.Need+1<<20-1)>>20)
 }
 
-// Unwrap makes errors.Is(err, syscall.ENOSPC) true.
-func (e *FullError) Unwrap() error { return syscall.ENOSPC }
+// Unwrap makes errors.Is(err, fault.Full) (syscall.ENOSPC) true.
+func (e *FullError) Unwrap() error { return fault.Full }
 
 // IsFull reports whether err is the store (or anything under it) running
-// out of space.
-func IsFull(err error) bool { return errors.Is(err, syscall.ENOSPC) }
+// out of space: of kind fault.Full.
+func IsFull(err error) bool { return errors.Is(err, fault.Full) }
 
 // freeBytes is the space an unprivileged process may still allocate on the
 // file system holding dir.
@@ -132,20 +135,15 @@ func (s *Store) hasReserve() bool {
 // makeReserve allocates the reserve file's blocks (fallocate, so that the
 // space is taken now: a sparse file would reserve nothing).
 func (s *Store) makeReserve() error {
-	tmp := s.reservePath() + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	root, err := os.OpenRoot(s.dir)
 	if err != nil {
 		return err
 	}
-	err = unix.Fallocate(int(f.Fd()), 0, 0, ReserveSize)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, s.reservePath())
-	}
+	defer root.Close()
+	err = fsutil.WriteAtomic(root, reserveName, 0o600, func(f *os.File) error {
+		return unix.Fallocate(int(f.Fd()), 0, 0, ReserveSize)
+	})
 	if err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("reserve space in %s: %w", s.dir, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,10 +12,14 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 )
 
-// ErrBusy means another process holds the store and did not let go in time.
-var ErrBusy = errors.New("store is busy")
+// ErrBusy means another process holds the store and did not let go in time
+// (of kind fault.Busy).
+var ErrBusy = fault.Sentinel(fault.Busy, "store is busy")
 
 // Store is one workspace's database. It is safe for concurrent use; writes
 // are serialized by the Store itself.
@@ -43,7 +48,7 @@ type Store struct {
 // writing. If another process holds it, Open waits up to wait, then fails
 // with ErrBusy.
 func Open(dir string, wait time.Duration) (*Store, error) {
-	return open(dir, wait, false)
+	return OpenContext(context.Background(), dir, wait, false)
 }
 
 // OpenLazy is Open for a short-lived process that may well only read (an
@@ -54,14 +59,16 @@ func Open(dir string, wait time.Duration) (*Store, error) {
 // read-only (a new one, or one that a crash left needing repair) is opened
 // read-write at once.
 func OpenLazy(dir string, wait time.Duration) (*Store, error) {
-	return open(dir, wait, true)
+	return OpenContext(context.Background(), dir, wait, true)
 }
 
-func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
+// OpenContext is Open, or OpenLazy if lazy, whose wait for another process
+// ends early, with ctx's error, when ctx is done (the user pressed Ctrl-C).
+func OpenContext(ctx context.Context, dir string, wait time.Duration, lazy bool) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	lock, err := lockFile(filepath.Join(dir, "lock"), wait)
+	lock, err := lockFile(ctx, filepath.Join(dir, "lock"), wait)
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +97,10 @@ func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 			return nil, fmt.Errorf("open store %s: %w", dir, err)
 		}
 	}
+	if err := privateFiles(dir); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
 	err = s.db.View(func(txn *badger.Txn) error {
 		if err := getJSON(txn, metaKey(metaHead), &s.head); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
@@ -106,27 +117,12 @@ func open(dir string, wait time.Duration, lazy bool) (*Store, error) {
 	return s, nil
 }
 
-func lockFile(path string, wait time.Duration) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
+func lockFile(ctx context.Context, path string, wait time.Duration) (*os.File, error) {
+	f, err := fsutil.Lock(ctx, path, wait)
+	if errors.Is(err, fsutil.ErrLocked) {
+		return nil, fmt.Errorf("%w: another ckpt process has held %s for %s", ErrBusy, filepath.Dir(path), wait)
 	}
-	deadline := time.Now().Add(wait)
-	for delay := 5 * time.Millisecond; ; delay = min(delay*2, 100*time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("%w: another ckpt process has held %s for %s", ErrBusy, filepath.Dir(path), wait)
-		}
-		time.Sleep(delay)
-	}
+	return f, err
 }
 
 // Dir is where the store lives.
@@ -140,7 +136,10 @@ func (s *Store) Sync() error {
 	if err != nil {
 		return err
 	}
-	return db.Sync()
+	if err := db.Sync(); err != nil {
+		return err
+	}
+	return privateFiles(s.dir)
 }
 
 func (s *Store) dbDir() string { return filepath.Join(s.dir, "db") }
@@ -181,7 +180,7 @@ func (s *Store) writable() error {
 		return fmt.Errorf("reopen store %s for writing: %w", s.dir, err)
 	}
 	s.db, s.valueThreshold = db, opts.ValueThreshold
-	return nil
+	return privateFiles(s.dir)
 }
 
 // errClosed is what a store that is closed, or could not be reopened for
@@ -196,6 +195,9 @@ func (s *Store) Close() error {
 	if s.db != nil {
 		err = s.closeDB()
 		s.db = nil
+		if perr := privateFiles(s.dir); err == nil {
+			err = perr
+		}
 	}
 	if s.lock != nil {
 		s.lock.Close()

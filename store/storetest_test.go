@@ -763,7 +763,7 @@ func confMeta(t *testing.T, open func(t *testing.T) *Store) {
 		}
 		return nil
 	})
-	ws := WorkspaceState{WorkspaceKey: "k", Root: "/w", CurrentCheckpointID: "ck1", FingerprintPayload: "00:1", UpdatedAt: at}
+	ws := WorkspaceState{WorkspaceKey: "k", Root: "/w", CurrentCheckpointID: "ck1", UpdatedAt: at}
 	active := Active{Runs: []ActiveRun{{Session: "s", Run: "r1", Calls: []string{"c1", "c2"}}, {Session: "s", Run: "r2"}}}
 	intent := Intent{TargetID: "ck1", GuardID: "ck2", PrevID: "ck0", CreatedAt: at,
 		Actions: []IntentAction{{Path: "a", State: confFileState("a", true)}, {Path: "b/c"}}}
@@ -771,7 +771,7 @@ func confMeta(t *testing.T, open func(t *testing.T) *Store) {
 	runs := []Run{
 		{Session: "s", Run: "r1", BaselineID: "ck1", StartedAt: at, UpdatedAt: at, StartSeq: 3},
 		{Session: "s", Run: "r2", BaselineID: "ck2", Drifted: true, Drift: []string{"x"}, EndID: "ck3", StartedAt: at.Add(time.Hour),
-			EndedAt: at.Add(2 * time.Hour), UpdatedAt: at, StartSeq: 4, EndSeq: 9, ActiveCallID: "c", ActiveCallFrom: at},
+			EndedAt: at.Add(2 * time.Hour), UpdatedAt: at, StartSeq: 4, EndSeq: 9},
 		{Session: "t", Run: "r0", BaselineID: "ck0", StartedAt: at.Add(-time.Hour), UpdatedAt: at},
 	}
 	tools := []ToolWindow{

@@ -15,7 +15,9 @@ import (
 const binarySniffLen = 8000
 
 // Unified returns a unified diff (like `diff -u` / git diff) from a to b, with the headers
-// "--- a/<name>" and "+++ b/<name>" (use "/dev/null" for the side that does not exist: absentA/absentB),
+// "--- a/<name>" and "+++ b/<name>" (use "/dev/null" for the side that does not exist: absentA/absentB;
+// a name given in git's quoted form, between double quotes, gets its a/ or b/ inside the quotes, as
+// git writes it: --- "a/tab\tname"; a name that is not quoted must then not start and end with '"'),
 // hunks "@@ -l,s +l,s @@" with `context` lines of context, and "\ No newline at end of file" markers
 // where a side lacks a final newline. binary is true (and patch "") when either side looks binary
 // (contains a NUL byte in its first 8000 bytes, or is not valid UTF-8). Identical inputs give "".
@@ -50,12 +52,12 @@ func Unified(name string, a, b []byte, absentA, absentB bool, context int) (patc
 	if absentA {
 		sb.WriteString("--- /dev/null\n")
 	} else {
-		sb.WriteString("--- a/" + name + "\n")
+		sb.WriteString("--- " + prefixed("a/", name) + "\n")
 	}
 	if absentB {
 		sb.WriteString("+++ /dev/null\n")
 	} else {
-		sb.WriteString("+++ b/" + name + "\n")
+		sb.WriteString("+++ " + prefixed("b/", name) + "\n")
 	}
 	for i := 0; i < len(blocks); {
 		// Merge following blocks while the run of equal lines between them
@@ -68,6 +70,15 @@ func Unified(name string, a, b []byte, absentA, absentB bool, context int) (patc
 		i = j + 1
 	}
 	return sb.String(), false
+}
+
+// prefixed is name behind prefix; a quoted name ("…") keeps the prefix
+// inside its quotes.
+func prefixed(prefix, name string) string {
+	if len(name) >= 2 && name[0] == '"' && name[len(name)-1] == '"' {
+		return `"` + prefix + name[1:]
+	}
+	return prefix + name
 }
 
 // writeHunk writes one hunk: the blocks, the equal lines between them, and

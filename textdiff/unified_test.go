@@ -700,3 +700,17 @@ func BenchmarkUnifiedFewChanges(b *testing.B) {
 		Unified("big", []byte(a), []byte(c), false, false, 3)
 	}
 }
+
+// TestUnifiedQuotedName: a name in git's quoted form gets its a/ and b/
+// inside the quotes, as git writes it.
+func TestUnifiedQuotedName(t *testing.T) {
+	got, _ := Unified(`"tab\tname"`, []byte("one\n"), []byte("two\n"), false, false, 3)
+	want := "--- \"a/tab\\tname\"\n+++ \"b/tab\\tname\"\n@@ -1 +1 @@\n-one\n+two\n"
+	if got != want {
+		t.Errorf("Unified of a quoted name:\n got %q\nwant %q", got, want)
+	}
+	got, _ = Unified("plain", []byte("one\n"), nil, false, true, 3)
+	if want := "--- a/plain\n+++ /dev/null\n@@ -1 +0,0 @@\n-one\n"; got != want {
+		t.Errorf("Unified of a plain name:\n got %q\nwant %q", got, want)
+	}
+}

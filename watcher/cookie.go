@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,7 +72,7 @@ func (w *Watcher) sync(ctx context.Context, op string, rewalk bool) error {
 			return err
 		}
 		rewalk = false
-		held, err := w.waitIndexLock(ctx)
+		held, err := WaitIndexLock(ctx, w.root)
 		if err != nil || !held {
 			return err
 		}
@@ -196,7 +197,7 @@ func (w *Watcher) cookieSeen(ctx context.Context, name string) {
 	case w.closing:
 		w.finishRound(r, errClosed)
 	default:
-		w.rewalk(ctx, w.needWalk) // completes r
+		w.rewalk(ctx, w.needWalk, slog.LevelInfo) // completes r
 	}
 }
 
@@ -239,10 +240,12 @@ func (w *Watcher) failRounds() {
 	}
 }
 
-// waitIndexLock waits while .git/index.lock exists, and reports whether it
-// existed at all.
-func (w *Watcher) waitIndexLock(ctx context.Context) (held bool, err error) {
-	lock := filepath.Join(w.root, ".git", "index.lock")
+// WaitIndexLock waits while root/.git/index.lock exists (a git command is
+// mid-flight: the tree is neither the old commit nor the new one), and
+// reports whether it existed at all. A scan that must not see a checkout
+// half done waits for it first, as Sync does.
+func WaitIndexLock(ctx context.Context, root string) (held bool, err error) {
+	lock := filepath.Join(root, ".git", "index.lock")
 	for {
 		if _, err := os.Stat(lock); err != nil {
 			return held, nil

@@ -58,7 +58,12 @@
 // never descends into ignored directories. OnDir runs before a directory is
 // listed, so a watch added there misses nothing the listing does not see.
 // Callbacks are serialized; per-entry errors go to OnError and never end the
-// walk.
+// walk. With VisitUnreadable, a directory or file that exists but could not
+// be read is also passed to visit (UnreadableError says why), so the sink
+// can tell "not there" from "unknown". A directory whose path is longer
+// than PATH_MAX is opened one component at a time through an os.Root; it
+// cannot be watched (inotify takes a whole path), which puts the watcher in
+// its re-walk-at-every-sync mode, as at the watch limit.
 //
 // # Watching
 //

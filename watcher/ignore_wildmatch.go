@@ -189,30 +189,13 @@ func wmBracket(pat string, p int, tch byte, pathname bool) (int, int) {
 			}
 			pch = 0 // a range does not start another range
 		case pch == '[' && wmAt(pat, p+1) == ':':
-			p += 2
-			s := p
-			for pch = wmAt(pat, p); pch != 0 && pch != ']'; pch = wmAt(pat, p) {
-				p++
-			}
-			if pch == 0 {
+			var member, abort bool
+			p, pch, member, abort = wmClassMember(pat, p, tch)
+			if abort {
 				return wmAbortAll, 0
 			}
-			if n := p - s - 1; n >= 0 && pat[p-1] == ':' {
-				ok, known := wmClass(pat[s:s+n], tch)
-				if !known {
-					return wmAbortAll, 0
-				}
-				if ok {
-					matched = true
-				}
-				pch = 0
-			} else {
-				// No ":]": the '[' is an ordinary member.
-				p = s - 2
-				pch = '['
-				if tch == pch {
-					matched = true
-				}
+			if member {
+				matched = true
 			}
 		case tch == pch:
 			matched = true
@@ -228,6 +211,27 @@ func wmBracket(pat string, p int, tch byte, pathname bool) (int, int) {
 		return wmNoMatch, 0
 	}
 	return wmMatch, p
+}
+
+// wmClassMember matches tch against the "[:name:]" at pat[p] inside a
+// bracket expression. It returns where the bracket loop goes on (p, pch),
+// whether tch is a member, and abort for a malformed or unknown class. A
+// "[:" with no ":]" is an ordinary '[' member.
+func wmClassMember(pat string, p int, tch byte) (int, byte, bool, bool) {
+	p += 2
+	s := p
+	pch := wmAt(pat, p)
+	for ; pch != 0 && pch != ']'; pch = wmAt(pat, p) {
+		p++
+	}
+	if pch == 0 {
+		return p, 0, false, true
+	}
+	if n := p - s - 1; n >= 0 && pat[p-1] == ':' {
+		ok, known := wmClass(pat[s:s+n], tch)
+		return p, 0, ok, !known
+	}
+	return s - 2, '[', tch == '[', false
 }
 
 // wmClass reports whether c is in the named [:class:], with git's

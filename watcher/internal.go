@@ -1,16 +1,14 @@
 package watcher
 
-import "strings"
+import "github.com/ckptdev/ckpt/internal/fsutil"
 
 // InternalPrefix starts the names of ckpt's own files in a workspace (restore
 // temp files, sync cookies). They are never captured.
-const InternalPrefix = ".ckpt~"
+const InternalPrefix = fsutil.InternalPrefix
 
 // IsInternal reports whether the base name belongs to one of ckpt's own files:
 // it starts with InternalPrefix.
-func IsInternal(name string) bool {
-	return strings.HasPrefix(name, InternalPrefix)
-}
+func IsInternal(name string) bool { return fsutil.IsInternal(name) }
 
 // alwaysIgnoredName reports whether a path component is never captured,
 // whatever the ignore rules say: a .git directory or file, or one of ckpt's

@@ -2,12 +2,15 @@ package watcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // Walker lists a workspace: every directory once, in parallel, skipping what
@@ -25,6 +28,12 @@ type Walker struct {
 	// read (permission denied, vanished while listed). Such errors never end
 	// the walk; an unreadable root does.
 	OnError func(rel string, err error)
+	// VisitUnreadable, if set, also passes each directory or file that
+	// could not be read (but exists) to visit, with an info for which
+	// UnreadableError returns the error: what lies there is unknown, not
+	// gone. A directory whose listing failed half-way is passed too, after
+	// the entries that were read.
+	VisitUnreadable bool
 }
 
 // defaultWalkWorkers is the number of directories listed at once when
@@ -89,6 +98,9 @@ type walkRun struct {
 	failed  atomic.Bool
 
 	cbMu sync.Mutex // serializes visit, OnDir and OnError
+
+	longMu   sync.Mutex
+	longRoot *os.Root // Root, opened for the first path longer than PATH_MAX
 }
 
 func (w *Walker) run(ctx context.Context, visit func(string, fs.FileInfo) error) error {
@@ -111,7 +123,33 @@ func (w *Walker) run(ctx context.Context, visit func(string, fs.FileInfo) error)
 		}()
 	}
 	wg.Wait()
+	if r.longRoot != nil {
+		r.longRoot.Close()
+	}
 	return r.err
+}
+
+// openDir opens the directory rel for listing. A path longer than
+// PATH_MAX cannot be opened whole: it is reached one directory at a time
+// (openat) through an os.Root on the workspace, which also keeps it from
+// following a symlink out of the workspace.
+func (r *walkRun) openDir(rel string) (*os.File, error) {
+	f, err := openDir(r.abs(rel))
+	if !errors.Is(err, syscall.ENAMETOOLONG) {
+		return f, err
+	}
+	r.longMu.Lock()
+	if r.longRoot == nil {
+		if root, rerr := os.OpenRoot(r.w.Root); rerr == nil {
+			r.longRoot = root
+		}
+	}
+	root := r.longRoot
+	r.longMu.Unlock()
+	if root == nil {
+		return nil, err
+	}
+	return root.Open(filepath.FromSlash(rel))
 }
 
 func (r *walkRun) work() {

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"io/fs"
+	"os"
 )
 
 // walkScratch is a worker's reusable buffers.
@@ -32,34 +33,20 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			return
 		}
 	}
-	f, err := openDir(r.abs(d.rel))
+	f, err := r.openDir(d.rel)
 	if err != nil {
 		r.entryError(d.rel, err)
+		r.visitUnreadable(d.rel, true, err)
 		return
 	}
 	ents, err := f.ReadDir(-1)
 	defer f.Close() // open until its files are stat'ed (lstatAt)
 	if err != nil {
 		r.entryError(d.rel, err) // and go on with what was read
+		r.visitUnreadable(d.rel, true, err)
 	}
 
-	chain := d.chain
-	var seen [2]fs.FileInfo
-	if r.ig != nil {
-		for _, e := range ents {
-			if name := e.Name(); IsIgnoreFile(name) && e.Type().IsRegular() {
-				i := 0
-				if name == ckptignoreName {
-					i = 1
-				}
-				seen[i], _ = lstatAt(f, e)
-			}
-		}
-		if l := r.ig.dirRulesSeen(d.rel, seen); len(l.pats) > 0 {
-			chain = append(append(make([]*ruleList, 0, len(d.chain)+1), l), d.chain...)
-		}
-	}
-
+	chain, seen := r.dirRules(f, d, ents)
 	s.files, s.dirs = s.files[:0], s.dirs[:0]
 	prefix := ""
 	if d.rel != "" {
@@ -89,6 +76,7 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 			info = seen[1]
 		} else if info, err = lstatAt(f, e); err != nil {
 			r.entryError(rel, err)
+			r.visitUnreadable(rel, false, err)
 			continue
 		}
 		if t := info.Mode().Type(); t != 0 && t != fs.ModeSymlink {
@@ -99,6 +87,29 @@ func (r *walkRun) list(d walkDir, s *walkScratch) {
 	r.push(s.dirs)
 	r.visitAll(s.files)
 	clear(s.files) // drop references to FileInfos
+}
+
+// dirRules is the ignore rules in force below d: its parent's, and its own
+// .gitignore and .ckptignore if it has them. seen is those two files'
+// stat (nil: absent), for the listing to reuse.
+func (r *walkRun) dirRules(f *os.File, d walkDir, ents []fs.DirEntry) (chain []*ruleList, seen [2]fs.FileInfo) {
+	chain = d.chain
+	if r.ig == nil {
+		return chain, seen
+	}
+	for _, e := range ents {
+		if name := e.Name(); IsIgnoreFile(name) && e.Type().IsRegular() {
+			i := 0
+			if name == ckptignoreName {
+				i = 1
+			}
+			seen[i], _ = lstatAt(f, e)
+		}
+	}
+	if l := r.ig.dirRulesSeen(d.rel, seen); len(l.pats) > 0 {
+		chain = append(append(make([]*ruleList, 0, len(d.chain)+1), l), d.chain...)
+	}
+	return chain, seen
 }
 
 // visitAll calls visit for a directory's files, holding the callback lock

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -30,18 +31,21 @@ type Sink interface {
 	// rules, and may have been deleted again by the time Capture runs.
 	Capture(ctx context.Context, paths []string) error
 	// Reconcile makes the store match a full walk: walk calls visit for
-	// every current file; files not visited are deleted. walk adds and
-	// drops the watcher's directory watches as it goes: call it once.
+	// every current file; files not visited are deleted, except under a
+	// path that walk could not read: walk passes each such directory or
+	// file to visit with an info for which UnreadableError is non-nil, and
+	// what lies there is unknown, not gone. walk adds and drops the
+	// watcher's directory watches as it goes: call it once.
 	Reconcile(ctx context.Context, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error
 }
 
 // Options tune a Watcher. The zero value works.
 type Options struct {
-	Debounce       time.Duration                    // settle delay per path (config debounce); 0 = flush at once
-	MaxDelay       time.Duration                    // bound: a path that keeps changing is flushed at least this often; 0 = DefaultMaxDelay
-	QueueSize      int                              // in-process queue; full = overflow = re-walk; 0 = DefaultQueueSize
-	RescanInterval time.Duration                    // periodic safety re-walk; 0 = off
-	Logf           func(format string, args ...any) // nil = silent; called from several goroutines
+	Debounce       time.Duration // settle delay per path (config debounce); 0 = flush at once
+	MaxDelay       time.Duration // bound: a path that keeps changing is flushed at least this often; 0 = DefaultMaxDelay
+	QueueSize      int           // in-process queue; full = overflow = re-walk; 0 = DefaultQueueSize
+	RescanInterval time.Duration // periodic safety re-walk; 0 = off
+	Logger         *slog.Logger  // nil = silent; used from several goroutines; each line's level is chosen where it is logged
 }
 
 // DefaultMaxDelay bounds coalescing when Options.MaxDelay is 0 (config
@@ -81,9 +85,10 @@ type Watcher struct {
 	ig     *Ignorer
 	sink   Sink
 	opts   Options
-	logf   func(format string, args ...any)
+	log    *slog.Logger
 
 	q       *eventQueue
+	reconf  reconfig      // settings handed over by Reconfigure
 	ready   chan struct{} // closed after the initial reconcile
 	done    chan struct{} // closed when Run returns
 	started atomic.Bool
@@ -109,6 +114,9 @@ type Watcher struct {
 	degraded bool // some directory is not watched: rely on re-walks
 	closing  bool // Run is delivering what is left: no more re-walks
 	limitHit bool // the watch limit was hit during the current walk
+	// unreadable: directories that could not be listed (by the last walk,
+	// or since): when one changes, a re-walk finds what it holds.
+	unreadable map[string]bool
 
 	// Cookie rounds (cookie.go), under cmu.
 	cmu      sync.Mutex
@@ -157,7 +165,7 @@ func New(root string, ig *Ignorer, sink Sink, opts Options) (*Watcher, error) {
 		ig:      ig,
 		sink:    sink,
 		opts:    opts,
-		logf:    opts.Logf,
+		log:     opts.Logger,
 		q:       newEventQueue(opts.QueueSize),
 		ready:   make(chan struct{}),
 		done:    make(chan struct{}),
@@ -166,8 +174,8 @@ func New(root string, ig *Ignorer, sink Sink, opts Options) (*Watcher, error) {
 		pending: newPendingSet(opts.Debounce, opts.MaxDelay),
 		cookieN: uint64(time.Now().UnixNano()),
 	}
-	if w.logf == nil {
-		w.logf = func(string, ...any) {}
+	if w.log == nil {
+		w.log = slog.New(slog.DiscardHandler)
 	}
 	return w, nil
 }
@@ -196,7 +204,7 @@ func (w *Watcher) fail(err error) {
 	w.lastErr = err.Error()
 	w.lastErrAt = time.Now()
 	w.smu.Unlock()
-	w.logf("watcher: %s: %v", w.root, err)
+	w.log.Warn(fmt.Sprintf("watcher: %s: %v", w.root, err))
 }
 
 // Run adds the watches (a directory's watch first, then its listing), does
@@ -228,7 +236,7 @@ func (w *Watcher) Run(ctx context.Context) (err error) {
 	}()
 
 	w.removeStaleCookies()
-	if err := w.rewalk(ctx, ""); err != nil {
+	if err := w.rewalk(ctx, "", slog.LevelInfo); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -39,6 +40,9 @@ type dirWatch struct {
 func (w *Watcher) addWatch(rel string) (known bool) {
 	abs := w.abs(rel)
 	fi, err := os.Lstat(abs)
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		w.tooDeep(rel, err)
+	}
 	if err != nil || !fi.IsDir() {
 		return false
 	}
@@ -67,6 +71,11 @@ func (w *Watcher) addWatch(rel string) (known bool) {
 				w.fail(watchLimitError(rel, len(w.dirs), err))
 			}
 		case errors.Is(err, fsnotify.ErrClosed), errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		case errors.Is(err, syscall.ENAMETOOLONG):
+			w.tooDeep(rel, err)
+		case errors.Is(err, fs.ErrPermission):
+			// Not readable: the walk reports it to the sink as such, and
+			// it is watched once it can be read again (re-walk).
 		default:
 			w.fail(err)
 		}
@@ -144,7 +153,17 @@ func (w *Watcher) scanDir(rel string) {
 		// its files are captured now, later changes by re-walks.
 		entries, err := os.ReadDir(w.abs(dir))
 		if err != nil {
-			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			switch {
+			case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			case errors.Is(err, syscall.ENAMETOOLONG):
+				// Too deep to name whole: the full re-walks it falls back
+				// to reach it one directory at a time. The fallback, not
+				// this open, is the error to report.
+				w.tooDeep(dir, err)
+			case errors.Is(err, fs.ErrPermission):
+				w.noteUnreadable(dir) // the sink reports it; readable again = re-walk
+				w.mark(dir)
+			default:
 				w.fail(err)
 			}
 			continue
@@ -181,4 +200,17 @@ func joinRel(dir, name string) string {
 		return name
 	}
 	return dir + "/" + name
+}
+
+// tooDeep handles a directory whose path is longer than PATH_MAX: inotify
+// takes a whole path, so it cannot be watched. The walk reaches it (one
+// directory at a time), so the watcher falls back to full re-walks, as at
+// the watch limit, while such a directory exists.
+func (w *Watcher) tooDeep(rel string, err error) {
+	w.limitHit = true
+	if !w.degraded {
+		w.degraded = true
+		w.fail(fmt.Errorf("cannot watch %q: its path is longer than PATH_MAX (%w); "+
+			"falling back to full re-walks (at every sync and every %v) while it exists", rel, err, DegradedRescanInterval))
+	}
 }

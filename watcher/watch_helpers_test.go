@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -66,7 +67,9 @@ func start(t testing.TB, root string, opts Options, setup ...func(*Watcher)) *ha
 	if opts.MaxDelay == 0 {
 		opts.MaxDelay = 100 * time.Millisecond
 	}
-	opts.Logf = func(format string, args ...any) { t.Logf(format, args...) }
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(tLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
 	sink := newFakeSink(root)
 	w, err := New(root, NewIgnorer(root, nil), sink, opts)
 	if err != nil {
@@ -179,4 +182,12 @@ func checkNoLeaks(t testing.TB) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Errorf("goroutines left running after Run returned:\n%s", stacks)
+}
+
+// tLogWriter writes a watcher's log lines to the test's log.
+type tLogWriter struct{ t testing.TB }
+
+func (w tLogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }

@@ -2,11 +2,15 @@ package watcher
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -20,9 +24,12 @@ func (w *Watcher) loop(ctx context.Context) {
 	defer timer.Stop()
 	var lastDue time.Time
 	for ctx.Err() == nil {
+		if w.applySettings() {
+			continue
+		}
 		if why, ok := w.takeOverflow(); ok {
-			w.q.clear() // everything queued happened before the walk starts
-			w.rewalk(ctx, why)
+			w.q.clear()                        // everything queued happened before the walk starts
+			w.rewalk(ctx, why, slog.LevelWarn) // events were lost
 			continue
 		}
 		if ev, ok := w.q.pop(); ok {
@@ -41,7 +48,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			w.needWalk = "periodic re-walk"
 		}
 		if w.walkWanted() && !now.Before(w.retryAt) {
-			w.rewalk(ctx, w.needWalk)
+			w.rewalk(ctx, w.needWalk, slog.LevelInfo) // routine
 			continue
 		}
 		w.flushDue(ctx)
@@ -159,6 +166,12 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 	if ev.Has(fsnotify.Create) {
 		fi, err := os.Lstat(w.abs(rel))
 		isDir = err == nil && fi.IsDir()
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			w.tooDeep(rel, err) // whatever it is, only re-walks reach it
+		}
+	}
+	if ev.Has(fsnotify.Chmod) && (wasDir || w.unreadable[rel]) && w.unreadableChanged(rel) {
+		return
 	}
 	switch {
 	case isDir && (base == ".git" || w.ig.Ignored(rel, true)):
@@ -222,7 +235,7 @@ func (w *Watcher) capture(ctx context.Context, paths []string) error {
 func (w *Watcher) finish(ctx context.Context) {
 	w.closing = true
 	if why, ok := w.takeOverflow(); ok {
-		w.logf("watcher: %s: %s at shutdown; the next start reconciles", w.root, why)
+		w.log.Warn(fmt.Sprintf("watcher: %s: %s at shutdown; the next start reconciles", w.root, why))
 		w.q.clear()
 	}
 	for {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"os"
 	"path"
+	"syscall"
 	"time"
 )
 
@@ -19,11 +22,11 @@ var (
 // and, on the way, the watches match the directories that are not ignored:
 // each directory is watched before it is listed, and watches of directories
 // the walk did not see are dropped. why says why ("" for the initial walk);
-// it is logged. Cookie rounds whose cookie existed when the walk started are
+// it is logged at level. Cookie rounds whose cookie existed when the walk started are
 // completed by it: the walk saw everything that happened before them.
-func (w *Watcher) rewalk(ctx context.Context, why string) error {
+func (w *Watcher) rewalk(ctx context.Context, why string, level slog.Level) error {
 	if why != "" {
-		w.logf("watcher: %s: %s: re-walking the workspace", w.root, why)
+		w.log.Log(ctx, level, fmt.Sprintf("watcher: %s: %s: re-walking the workspace", w.root, why))
 	}
 	w.rewalks.Add(1)
 	w.needWalk = ""
@@ -41,23 +44,30 @@ func (w *Watcher) rewalk(ctx context.Context, why string) error {
 	covered := w.coveredRound()
 
 	walked := false
+	w.unreadable = nil
 	err := w.sink.Reconcile(ctx, func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error {
 		wk := &Walker{
-			Root:    w.root,
-			Ignorer: w.ig,
+			Root:            w.root,
+			Ignorer:         w.ig,
+			VisitUnreadable: true,
 			OnDir: func(rel string) error {
 				w.addWatch(rel)
 				return nil
 			},
+			// What cannot be read is reported by the sink (its status
+			// names each such path): only logged here.
 			OnError: func(rel string, err error) {
 				if !errors.Is(err, fs.ErrNotExist) {
-					w.fail(fmt.Errorf("walk %q: %w", rel, err))
+					w.log.Warn(fmt.Sprintf("watcher: %s: walk %q: %v", w.root, rel, err))
 				}
 			},
 		}
 		err := wk.Walk(ctx, func(rel string, info fs.FileInfo) error {
 			if IsInternal(path.Base(rel)) {
 				return nil
+			}
+			if info.IsDir() && UnreadableError(info) != nil {
+				w.noteUnreadable(rel)
 			}
 			return visit(rel, info)
 		})
@@ -86,4 +96,37 @@ func (w *Watcher) rewalk(ctx context.Context, why string) error {
 		w.finishRound(covered, nil)
 	}
 	return nil
+}
+
+// noteUnreadable remembers a directory that could not be listed.
+func (w *Watcher) noteUnreadable(rel string) {
+	if w.unreadable == nil {
+		w.unreadable = map[string]bool{}
+	}
+	w.unreadable[rel] = true
+}
+
+// unreadableChanged handles an attribute change of directory rel: one that
+// could not be read before may be readable now, and what it holds was
+// never walked (nor watched), so the workspace is re-walked; one that
+// cannot be read now goes to the sink, which keeps its entries as they were
+// and reports it. It reports whether it handled the event.
+func (w *Watcher) unreadableChanged(rel string) bool {
+	f, err := os.Open(w.abs(rel))
+	if err == nil {
+		f.Close()
+	}
+	readable := err == nil || errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+	switch {
+	case w.unreadable[rel] && readable:
+		delete(w.unreadable, rel)
+		w.needWalk = "the directory " + rel + " can be read again"
+	case w.unreadable[rel]:
+	case readable:
+		return false
+	default:
+		w.noteUnreadable(rel)
+		w.mark(rel)
+	}
+	return true
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 )
 
 func newCheckpointCommand(g *globalOptions) *cobra.Command {
@@ -43,7 +45,7 @@ func newLogCommand(g *globalOptions) *cobra.Command {
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
 			if n < 0 {
-				return usageError{fmt.Errorf("-n must not be negative")}
+				return exitcode.Usage(fmt.Errorf("-n %d is not a count", n))
 			}
 			l, err := b.Log(ctx, n)
 			if err != nil {
@@ -56,7 +58,7 @@ func newLogCommand(g *globalOptions) *cobra.Command {
 			})
 		}),
 	}
-	cmd.Flags().IntVarP(&n, "n", "n", 0, "show at most N checkpoints (0: all)")
+	addCountFlag(cmd, &n, "show at most N checkpoints (0: all)")
 	return cmd
 }
 

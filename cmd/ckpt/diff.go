@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/textdiff"
 )
 
@@ -31,7 +34,12 @@ func newDiffCommand(g *globalOptions) *cobra.Command {
 			}
 			if len(ids) > 2 {
 				g.entered = false
-				return usageError{fmt.Errorf("diff takes at most two checkpoints (put paths after --)")}
+				return exitcode.Usage(fmt.Errorf("diff takes at most two checkpoints (put paths after --)"))
+			}
+			// An empty id is bad input, not "the default": diff '' would
+			// otherwise diff from the current checkpoint.
+			if slices.Contains(ids, "") || (cmd.Flags().Changed("checkpoint") && o.checkpoint == "") {
+				return exitcode.Usage(errors.New(`"" is not a checkpoint id`))
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				return runDiff(ctx, g, b, o, ids, paths)
@@ -50,9 +58,9 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	color := !g.json && isTerminal(os.Stdout)
 	if o.session != "" || o.run != "" || o.checkpoint != "" {
 		if len(ids) > 0 || len(paths) > 0 {
-			return usageError{fmt.Errorf("diff --session --run takes no checkpoints or paths")}
+			return exitcode.Usage(fmt.Errorf("diff --session --run takes no checkpoints or paths"))
 		}
-		d, err := b.RunDiff(ctx, drift.RunRequest{Session: o.session, Run: o.run, Checkpoint: o.checkpoint, Patch: o.patch})
+		d, err := b.RunDiff(ctx, api.RunRequest{Session: o.session, Run: o.run, Checkpoint: o.checkpoint, Patch: o.patch})
 		if err != nil {
 			return err
 		}
@@ -72,7 +80,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	if err != nil {
 		return err
 	}
-	req := drift.DiffRequest{Paths: rel, Patch: o.patch}
+	req := api.DiffRequest{Paths: rel, Patch: o.patch}
 	if len(ids) > 0 {
 		req.From = ids[0]
 	}
@@ -86,7 +94,7 @@ func runDiff(ctx context.Context, g *globalOptions, b backend, o diffOptions, id
 	return g.emit(d, func(w io.Writer) { writeFiles(w, d.Files, color) })
 }
 
-func writeFiles(w io.Writer, files []drift.Change, color bool) {
+func writeFiles(w io.Writer, files []api.Change, color bool) {
 	for _, f := range files {
 		switch {
 		case f.Patch != "" && color:
@@ -96,7 +104,7 @@ func writeFiles(w io.Writer, files []drift.Change, color bool) {
 		case f.Binary:
 			fmt.Fprintf(w, "Binary file %s %s\n", f.Path, f.Kind)
 		default:
-			writeChanges(w, "", []drift.Change{f})
+			writeChanges(w, "", []api.Change{f})
 		}
 	}
 }

@@ -11,11 +11,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
+	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/internal/fsutil"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
@@ -29,6 +32,7 @@ const maxRunIDRetries = 5
 
 func newHookCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{Use: "hook", Short: "Agent runtime hook handlers"}
+	var follow string
 	cc := &cobra.Command{
 		Use:   "claude-code",
 		Short: "Claude Code hook handler: reads the hook's JSON on stdin",
@@ -37,7 +41,10 @@ func newHookCommand(g *globalOptions) *cobra.Command {
 UserPromptSubmit starts a run (turn-N of the Claude Code session) and tells
 the agent which files changed outside its runs since its last turn;
 PreToolUse and PostToolUse open and close a tool window around each call of
-a tool that may write; Stop and SessionEnd end the run.
+a tool that may write; Stop ends the run (once its background subagents
+have stopped: SubagentStop) and shows the person how to undo the turn
+(ckpt revert --session S --run R); StopFailure, SessionEnd and an interrupt
+the session's transcript records end it too.
 
 It never exits 2, which Claude Code reads as "block": any failure, bad input
 included, is one line on stderr and exit 1, which Claude Code reports and
@@ -45,11 +52,17 @@ goes on. See integration/HOOKS.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
 			g.cmd = cmd
+			if follow != "" {
+				return hookFailure(followTranscript(cmd, g, follow))
+			}
 			return hookFailure(runHookClaudeCode(cmd, g, args, os.Stdin, os.Stdout))
 		},
 	}
+	cc.Flags().StringVar(&follow, "follow-session", "", "watch the session's transcript for an interrupt while its run is open (started by the hook itself)")
+	cc.Flags().MarkHidden("follow-session")
 	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	cmd.AddCommand(cc)
+	addRuntimeHookCommands(cmd, g)
 	return cmd
 }
 
@@ -60,7 +73,7 @@ func hookFailure(err error) error {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, "ckpt: hook claude-code:", err)
-	return exitError{1}
+	return exitcode.Coded{Code: 1}
 }
 
 func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdin io.Reader, stdout io.Writer) error {
@@ -77,18 +90,21 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if len(data) > maxHookInput {
 		return drift.Invalid(fmt.Errorf("bad hook input: larger than %d bytes", maxHookInput))
 	}
-	in, err := integration.ParseHook(data)
+	in, err := claudecode.ParseHook(data)
 	if err != nil {
 		return err
 	}
-	if !integration.Relevant(in) {
+	if !claudecode.Relevant(in) {
 		return nil
 	}
 	base, err := config.Load(config.Options{Flags: cmd.Flags()})
 	if err != nil {
 		return err
 	}
-	hs, err := openHookState(base.StateDir, in.SessionID)
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
+		return err
+	}
+	hs, err := openHookState(cmd.Context(), base.StateDir, "claude-code", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -96,23 +112,32 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	st := hs.load()
 	saved := st
 	if g.dir == "" {
-		if g.dir, err = hookWorkspace(in, st, base.StateDir); err != nil {
+		if g.dir, err = hookWorkspace(in, st, base.StateDir, os.Getenv("CLAUDE_PROJECT_DIR")); err != nil {
 			return err
 		}
 	}
+	interrupted := missedInterrupt(&st)
 	var out []byte
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
+		if interrupted {
+			if st, _, err = applyHook(ctx, b, interruptInput(in.SessionID), st, g.root); err != nil {
+				return err
+			}
+		}
 		st, out, err = applyHook(ctx, b, in, st, g.root)
 		return err
 	})(cmd, nil)
-	if st != saved {
+	if worthSaving(st, saved) {
 		if serr := hs.save(st); serr != nil && err == nil {
 			err = serr
 		}
 	}
 	if err != nil {
 		return err
+	}
+	if st.Run != "" && st.Run != saved.Run && st.Transcript != "" {
+		startFollower(in.SessionID, st.Workspace)
 	}
 	_, err = stdout.Write(out)
 	return err
@@ -121,58 +146,63 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 // applyHook carries out the event's plan on the engine, action by action,
 // and returns the session's new state (as far as the actions succeeded)
 // and what to print for Claude Code.
-func applyHook(ctx context.Context, b backend, in integration.HookInput, st integration.HookState, root string) (integration.HookState, []byte, error) {
+func applyHook(ctx context.Context, b backend, in claudecode.HookInput, st claudecode.HookState, root string) (claudecode.HookState, []byte, error) {
 	var out []byte
-	acts := integration.Plan(in, st)
+	acts := claudecode.Plan(in, st)
 	retries := 0
 	for i := 0; i < len(acts); i++ {
 		a := acts[i]
 		var err error
 		switch a.Kind {
-		case integration.ActionRunStart:
-			var rs drift.RunStart
+		case claudecode.ActionRunStart:
+			var rs api.RunStart
 			rs, err = b.RunStart(ctx, a.Session, a.Run)
 			if errors.Is(err, drift.ErrInvalid) && retries < maxRunIDRetries {
 				// The id was used before: the state was lost. Take the next.
 				retries++
 				st.Turns++
-				acts, i = integration.Plan(in, st), -1
+				acts, i = claudecode.Plan(in, st), -1
 				continue
 			}
-			if err == nil && in.Event == integration.EventUserPromptSubmit {
-				out = integration.ContextOutput(in.Event, integration.DriftContext(rs))
+			if err == nil && in.Event == claudecode.EventUserPromptSubmit {
+				out = claudecode.ContextOutput(in.Event, claudecode.DriftContext(rs))
 			}
-		case integration.ActionRunEnd:
-			_, err = b.RunEnd(ctx, a.Session, a.Run)
-		case integration.ActionToolStart:
+		case claudecode.ActionRunEnd:
+			if _, err = b.RunEnd(ctx, a.Session, a.Run); err == nil && turnEnd(in.Event) {
+				out = claudecode.UndoMessage(a.Session, a.Run)
+			}
+		case claudecode.ActionRunWait:
+			out = claudecode.WaitMessage(a.Session, a.Run)
+		case claudecode.ActionToolStart:
 			_, err = b.ToolStart(ctx, a.ToolRequest())
-		case integration.ActionToolEnd:
-			var te drift.ToolEnd
+		case claudecode.ActionToolEnd:
+			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
-			if err == nil && in.Event == integration.EventPostToolUse {
-				out = integration.ContextOutput(in.Event, integration.UncoveredContext(te))
+			if err == nil && in.Event == claudecode.EventPostToolUse {
+				out = claudecode.ContextOutput(in.Event, claudecode.UncoveredContext(te))
 			}
 		}
 		if err != nil {
 			return st, nil, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
 		}
-		st = integration.Apply(st, a)
-		if a.Kind == integration.ActionRunStart {
+		st = claudecode.Apply(st, a)
+		if a.Kind == claudecode.ActionRunStart {
 			st.Workspace = root
+			st.Transcript, st.TranscriptOffset = transcriptStart(in.TranscriptPath)
 		}
 	}
 	return st, out, nil
 }
 
 // hookWorkspace is the workspace an event goes to: the open run's, else
-// the nearest known workspace at or above the hook's cwd (else
-// $CLAUDE_PROJECT_DIR, else the current directory), else
-// $CLAUDE_PROJECT_DIR if that contains it, else that directory itself.
-func hookWorkspace(in integration.HookInput, st integration.HookState, stateDir string) (string, error) {
+// the nearest known workspace at or above the hook's cwd (else project,
+// the runtime's project directory such as $CLAUDE_PROJECT_DIR, else the
+// current directory), else project if that contains it, else that
+// directory itself.
+func hookWorkspace(in claudecode.HookInput, st claudecode.HookState, stateDir, project string) (string, error) {
 	if st.Run != "" && st.Workspace != "" {
 		return st.Workspace, nil
 	}
-	project := os.Getenv("CLAUDE_PROJECT_DIR")
 	start := in.Cwd
 	if start == "" {
 		start = project
@@ -219,7 +249,7 @@ func within(path, dir string) bool {
 }
 
 // hookStateFile is a session's HookState in
-// <state dir>/hooks/claude-code/<session>.json, held under an flock on
+// <state dir>/hooks/<runtime>/<session>.json, held under an flock on
 // <session>.lock while one hook runs: hooks of one session run one at a
 // time (Claude Code runs parallel tool calls' hooks at once).
 type hookStateFile struct {
@@ -227,38 +257,28 @@ type hookStateFile struct {
 	lock          *os.File
 }
 
-func openHookState(stateDir, session string) (*hookStateFile, error) {
-	dir := filepath.Join(stateDir, "hooks", "claude-code")
+func openHookState(ctx context.Context, stateDir, runtime, session string) (*hookStateFile, error) {
+	dir := filepath.Join(stateDir, "hooks", runtime)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	name := integration.HookStateName(session)
-	lock, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	name := claudecode.HookStateName(session)
+	lock, err := fsutil.Lock(ctx, filepath.Join(dir, name+".lock"), -1)
 	if err != nil {
 		return nil, err
-	}
-	for {
-		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		lock.Close()
-		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
 	return &hookStateFile{path: filepath.Join(dir, name+".json"), session: session, lock: lock}, nil
 }
 
 // load is the session's state; a missing or unreadable file is a fresh
 // session (a reused run id is then skipped by applyHook).
-func (h *hookStateFile) load() integration.HookState {
-	fresh := integration.HookState{Session: h.session}
+func (h *hookStateFile) load() claudecode.HookState {
+	fresh := claudecode.HookState{Session: h.session}
 	data, err := os.ReadFile(h.path)
 	if err != nil {
 		return fresh
 	}
-	var st integration.HookState
+	var st claudecode.HookState
 	if json.Unmarshal(data, &st) != nil || st.Session != h.session || st.Turns < 0 {
 		return fresh
 	}
@@ -266,28 +286,12 @@ func (h *hookStateFile) load() integration.HookState {
 }
 
 // save writes the state atomically: temp file, fsync, rename.
-func (h *hookStateFile) save(st integration.HookState) error {
+func (h *hookStateFile) save(st claudecode.HookState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(h.path), ".state-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), h.path)
+	return fsutil.WriteFile(h.path, append(data, '\n'), 0o600)
 }
 
 func (h *hookStateFile) close() { h.lock.Close() }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/cmd/internal/testbin"
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // hookBuildCkpt returns the real ckpt binary.
@@ -75,7 +75,7 @@ func hookStartDaemon(t *testing.T, ckptd, ckpt string, env []string, ws string) 
 		default:
 		}
 		r := hookExec(t, ckpt, poll, ws, nil, "-C", ws, "status", "--json")
-		var s drift.Status
+		var s api.Status
 		if r.code == 0 && json.Unmarshal([]byte(r.stdout), &s) == nil && s.Daemon.Running {
 			return
 		}
@@ -217,8 +217,9 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 	if r := hook(post); r.stdout != "" {
 		t.Errorf("post tool use: stdout %q, want nothing", r.stdout)
 	}
-	if r := hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}); r.stdout != "" {
-		t.Errorf("stop: stdout %q, want nothing", r.stdout)
+	wantUndo := `{"systemMessage":"ckpt: to undo this turn: ckpt revert --session ` + session + ` --run turn-1"}` + "\n"
+	if r := hook(map[string]any{"hook_event_name": "Stop", "stop_hook_active": false}); r.stdout != wantUndo {
+		t.Errorf("stop: stdout %q, want %q (the one-line undo, shown to the person)", r.stdout, wantUndo)
 	}
 
 	// The run's diff is exactly the sed'ed file.
@@ -226,7 +227,7 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 	if r.code != 0 {
 		t.Fatalf("ckpt diff: exit %d: %s", r.code, r.stderr)
 	}
-	var d drift.RunDiff
+	var d api.RunDiff
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
 		t.Fatalf("ckpt diff output %q: %v", r.stdout, err)
 	}
@@ -239,11 +240,11 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 
 	// The Bash call had its own window: a pre_write checkpoint with its command.
 	r = hookExec(t, bin, env, tmp, nil, "-C", ws, "log", "--json")
-	var log drift.Log
+	var log api.Log
 	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
 		t.Fatalf("ckpt log output %q: %v", r.stdout, err)
 	}
-	var windows []drift.Checkpoint
+	var windows []api.Checkpoint
 	for _, cp := range log.Checkpoints {
 		if cp.Reason == "pre_write" {
 			windows = append(windows, cp)
@@ -269,7 +270,7 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 		t.Fatalf("second prompt: stdout %q: %v", r.stdout, err)
 	}
 	ctx := out.HookSpecificOutput.AdditionalContext
-	if out.HookSpecificOutput.HookEventName != "UserPromptSubmit" || !strings.Contains(ctx, "modified: b.txt") {
+	if out.HookSpecificOutput.HookEventName != "UserPromptSubmit" || !strings.Contains(ctx, `modified: "b.txt"`) {
 		t.Errorf("second prompt: output %+v, want b.txt's drift in additionalContext", out)
 	}
 	if strings.Contains(ctx, "a.txt") || !strings.Contains(ctx, "run "+session+"/turn-2") {
@@ -277,7 +278,7 @@ func hookScenario(t *testing.T, bin, ckptd, sedBin string) {
 	}
 	hook(map[string]any{"hook_event_name": "Stop"})
 	r = hookExec(t, bin, env, tmp, nil, "-C", ws, "diff", "--session", session, "--run", "turn-2", "--json")
-	d = drift.RunDiff{}
+	d = api.RunDiff{}
 	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
 		t.Fatalf("ckpt diff output %q: %v", r.stdout, err)
 	}

@@ -13,56 +13,41 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/store"
 )
 
-// usageError is bad command-line input: exit 2.
-type usageError struct{ err error }
+// answered is a failure that the command's answer on stdout already
+// reports (a restore that refused a path): with --json, stdout holds that
+// one object and no second {"error": ...}.
+type answered struct{ err error }
 
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// exitCode is the one place that maps errors to CONTRACT.md's exit codes:
-// 2 for bad input, 1 for any other failure.
-func exitCode(err error) int {
-	var ue usageError
-	var ce *config.Error
-	var xe exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &xe):
-		return xe.code
-	case errors.As(err, &ue), errors.As(err, &ce), errors.Is(err, drift.ErrInvalid):
-		return 2
-	}
-	return 1
-}
-
-// exitError carries a child's exit code through (ckpt exec).
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e answered) Error() string { return e.err.Error() }
+func (e answered) Unwrap() error { return e.err }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	context.AfterFunc(ctx, stop) // a second Ctrl-C ends ckpt at once
 	opts := &globalOptions{}
 	cmd := newRootCommand(opts)
 	err := cmd.ExecuteContext(ctx)
-	if err != nil && !opts.entered {
-		err = usageError{err}
-	}
-	code := exitCode(err)
-	var xe exitError
-	if store.IsFull(err) {
+	var coded exitcode.Coded
+	var done answered
+	printed := errors.As(err, &done) // stdout already holds the answer
+	switch {
+	case err == nil || errors.As(err, &coded):
+	case ctx.Err() != nil:
+		err = exitcode.ErrInterrupted // whatever the cancelled work returned
+	case !opts.entered:
+		err = exitcode.Usage(err)
+	case store.IsFull(err):
 		err = errors.New(store.FullMessage(err)) // one line, whatever wrapped it
 	}
-	if err != nil && !errors.As(err, &xe) {
+	code := exitcode.Of(err)
+	if err != nil && !errors.As(err, &coded) {
 		fmt.Fprintln(os.Stderr, "ckpt:", err)
-		if opts.json || jsonRequested(os.Args[1:]) {
+		if (opts.json || jsonRequested(os.Args[1:])) && !printed {
 			json.NewEncoder(os.Stdout).Encode(map[string]string{"error": err.Error()})
 		}
 	}

@@ -10,11 +10,16 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/cmd/internal/progress"
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/internal/plural"
 )
 
 // emit prints the answer: exactly one JSON object with --json, else text.
+// It first lets go of the workspace: an embedded command holds the store's
+// lock while it is open, and a slow reader of the output (a pager, a full
+// pipe) must not keep every other ckpt command on the workspace waiting.
 func (g *globalOptions) emit(v any, text func(w io.Writer)) error {
+	g.close()
 	if g.json {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -43,7 +48,7 @@ func confirm(question string) bool {
 	return line == "y" || line == "yes"
 }
 
-func writeChanges(w io.Writer, indent string, changes []drift.Change) {
+func writeChanges(w io.Writer, indent string, changes []api.Change) {
 	for _, c := range changes {
 		extra := ""
 		if c.CheckpointID != "" {
@@ -58,7 +63,7 @@ func writeChanges(w io.Writer, indent string, changes []drift.Change) {
 
 // sharedWith names the other runs and tool calls open while a path
 // changed: "s2/r2, s1/r1 call c1".
-func sharedWith(ps []drift.Party) string {
+func sharedWith(ps []api.Party) string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.SessionID + "/" + p.RunID
@@ -69,7 +74,7 @@ func sharedWith(ps []drift.Party) string {
 	return strings.Join(names, ", ")
 }
 
-func writeCheckpoint(w io.Writer, cp drift.Checkpoint) {
+func writeCheckpoint(w io.Writer, cp api.Checkpoint) {
 	fmt.Fprintf(w, "%s  %s  %-20s", cp.CheckpointID, cp.CreatedAt.Local().Format(time.DateTime), cp.Reason)
 	if cp.SessionID != "" || cp.RunID != "" {
 		fmt.Fprintf(w, "  run %s/%s", cp.SessionID, cp.RunID)
@@ -97,9 +102,4 @@ func ago(t time.Time) string {
 }
 
 // count is "1 path", "2 paths".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func count(n int, noun string) string { return plural.Count(n, noun) }

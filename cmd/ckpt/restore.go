@@ -9,7 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type restoreOptions struct {
@@ -30,26 +31,28 @@ func (o *restoreOptions) flags(cmd *cobra.Command, exact bool) {
 func newRestoreCommand(g *globalOptions) *cobra.Command {
 	var o restoreOptions
 	cmd := &cobra.Command{
-		Use:   "restore ID [PATH...]",
+		Use:   "restore ID [--] [PATH...]",
 		Short: "Roll back what runs changed since checkpoint ID (--exact: everything)",
 		Long: `Restore brings paths back to their state at checkpoint ID.
 
 By default it reverts every path that agent runs changed after ID and keeps
 the paths that only you changed outside runs (listed as kept). --exact makes
-the whole workspace exactly ID. With PATHs, only those paths. Every restore
-first cuts a pre_restore_guard checkpoint: ckpt undo brings back exactly the
-state before it.`,
+the whole workspace exactly ID. With PATHs, only those paths, whoever changed
+them. Every restore that changes something first cuts a pre_restore_guard
+checkpoint: ckpt undo brings back exactly the state before it. A path that
+cannot be restored safely (it lies behind a symlink) is refused and left as
+it is, the rest is restored, and ckpt exits 1.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("restore needs a checkpoint id")}
+				return exitcode.Usage(errors.New("restore needs a checkpoint id"))
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				paths, err := g.relPaths(args[1:])
 				if err != nil {
 					return err
 				}
-				req := drift.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
-				return runRestore(ctx, g, o, req, b.Restore)
+				req := api.RestoreRequest{ID: args[0], Paths: paths, Exact: o.exact, DryRun: o.dryRun}
+				return runRestore(ctx, g, o, req, b, backend.Restore)
 			})(cmd, args)
 		},
 	}
@@ -64,48 +67,98 @@ func newUndoCommand(g *globalOptions) *cobra.Command {
 		Short: "Undo the last restore: restore its guard checkpoint",
 		Args:  noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			return runRestore(ctx, g, o, drift.RestoreRequest{DryRun: o.dryRun}, b.Undo)
+			return runRestore(ctx, g, o, api.RestoreRequest{DryRun: o.dryRun}, b, backend.Undo)
 		}),
 	}
 	o.flags(cmd, false)
 	return cmd
 }
 
-type restoreFunc func(context.Context, drift.RestoreRequest) (drift.RestoreResult, error)
+// restoreFunc is backend.Restore or backend.Undo.
+type restoreFunc func(backend, context.Context, api.RestoreRequest) (api.RestoreResult, error)
 
 // runRestore asks first on a terminal (showing the plan) unless --yes.
-func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req drift.RestoreRequest, do restoreFunc) error {
+// While the person decides, the backend is closed (an embedded engine
+// would hold the store's lock), and opened again to restore.
+func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req api.RestoreRequest, b backend, do restoreFunc) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
-		r, err := do(ctx, plan)
+		r, err := do(b, ctx, plan)
 		if err != nil {
 			return err
 		}
 		writeRestore(os.Stderr, r)
 		if len(r.Restored) == 0 {
-			return nil
+			return restoreFailure(r)
 		}
+		g.close()
 		if !confirm(fmt.Sprintf("Restore %s?", count(len(r.Restored), "path"))) {
 			return errors.New("restore cancelled; nothing was changed")
 		}
+		if b, err = g.open(ctx); err != nil {
+			return err
+		}
 	}
-	r, err := do(ctx, req)
+	r, err := do(b, ctx, req)
 	if err != nil {
 		return err
 	}
-	if err := g.emit(r, func(w io.Writer) { writeRestore(w, r) }); err != nil {
+	failure := restoreFailure(r)
+	out := restoreOutput{RestoreResult: r}
+	if failure != nil {
+		out.Error = failure.Error()
+	}
+	if err := g.emit(out, func(w io.Writer) { writeRestore(w, r) }); err != nil {
 		return err
 	}
-	for _, c := range r.Restored {
-		if c.Error != "" {
-			return fmt.Errorf("%s could not be restored: %s", c.Path, c.Error)
-		}
+	if failure != nil {
+		return answered{failure}
 	}
 	return nil
 }
 
-func writeRestore(w io.Writer, r drift.RestoreResult) {
+// restoreOutput is the restore's one JSON object: with error set when a
+// path was refused or failed (ckpt then exits 1).
+type restoreOutput struct {
+	api.RestoreResult
+	Error string `json:"error,omitempty"`
+}
+
+// restoreFailure is the one line that says which paths the restore could
+// not restore, or nil if it restored every path it planned.
+func restoreFailure(r api.RestoreResult) error { return failureOf(r, "restored") }
+
+// failureOf is restoreFailure for a restore (verb "restored") or a revert
+// ("reverted").
+func failureOf(r api.RestoreResult, verb string) error {
+	var bad []string
+	for _, c := range r.Refused {
+		bad = append(bad, fmt.Sprintf("%s (refused: %s)", c.Path, c.Why))
+	}
+	for _, c := range r.Restored {
+		if c.Error != "" {
+			bad = append(bad, fmt.Sprintf("%s (%s)", c.Path, c.Error))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s could not be %s: %s", count(len(bad), "path"), verb, bad[0])
+	if len(bad) > 1 {
+		msg += fmt.Sprintf(" and %d more", len(bad)-1)
+	}
+	switch {
+	case r.DryRun:
+	case r.GuardCheckpointID != "":
+		msg += fmt.Sprintf("; the rest was %s (undo with: ckpt undo)", verb)
+	default:
+		msg += "; nothing was written"
+	}
+	return errors.New(msg)
+}
+
+func writeRestore(w io.Writer, r api.RestoreResult) {
 	verb := "restored"
 	if r.DryRun {
 		verb = "would restore"
@@ -127,7 +180,22 @@ func writeRestore(w io.Writer, r drift.RestoreResult) {
 			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
 		}
 	}
-	if r.GuardCheckpointID != "" {
+	writeRestoreEnd(w, r)
+}
+
+// writeRestoreEnd is the end of a restore's (or revert's) text: the
+// refused paths and the guard checkpoint.
+func writeRestoreEnd(w io.Writer, r api.RestoreResult) {
+	if len(r.Refused) > 0 {
+		fmt.Fprintf(w, "refused %s (left as it is):\n", count(len(r.Refused), "path"))
+		for _, c := range r.Refused {
+			fmt.Fprintf(w, "  %-9s %s  (%s)\n", c.Kind+":", c.Path, c.Why)
+		}
+	}
+	switch {
+	case r.GuardCheckpointID != "":
 		fmt.Fprintf(w, "guard checkpoint %s: undo with: ckpt undo\n", r.GuardCheckpointID)
+	case !r.DryRun:
+		fmt.Fprintln(w, "nothing to write, so no guard checkpoint was cut")
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type revertOptions struct {
@@ -34,7 +34,7 @@ ended. Like every restore, a revert first cuts a pre_restore_guard
 checkpoint: ckpt undo brings back exactly the state before it.`,
 		Args: noArgs,
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			req := drift.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
+			req := api.RevertRequest{Session: o.session, Run: o.run, Call: o.call, Force: o.force, DryRun: o.dryRun}
 			return runRevert(ctx, g, o, req, b)
 		}),
 	}
@@ -48,7 +48,7 @@ checkpoint: ckpt undo brings back exactly the state before it.`,
 }
 
 // runRevert asks first on a terminal (showing the plan) unless --yes.
-func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift.RevertRequest, b backend) error {
+func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.RevertRequest, b backend) error {
 	if !o.yes && !o.dryRun && !g.json && isTerminal(os.Stdin) && isTerminal(os.Stderr) {
 		plan := req
 		plan.DryRun = true
@@ -58,7 +58,7 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift
 		}
 		writeRevert(os.Stderr, req, r)
 		if len(r.Restored) == 0 {
-			return nil
+			return revertFailure(r)
 		}
 		if !confirm(fmt.Sprintf("Revert %s?", count(len(r.Restored), "path"))) {
 			return errors.New("revert cancelled; nothing was changed")
@@ -68,24 +68,31 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req drift
 	if err != nil {
 		return err
 	}
-	if err := g.emit(r, func(w io.Writer) { writeRevert(w, req, r) }); err != nil {
+	failure := revertFailure(r)
+	out := revertOutput{RevertResult: r}
+	if failure != nil {
+		out.Error = failure.Error()
+	}
+	if err := g.emit(out, func(w io.Writer) { writeRevert(w, req, r) }); err != nil {
 		return err
 	}
-	for _, c := range r.Restored {
-		if c.Error != "" {
-			err := fmt.Errorf("%s could not be reverted: %s", c.Path, c.Error)
-			if g.json {
-				// The result, with its errors, is the one JSON object.
-				fmt.Fprintln(os.Stderr, "ckpt:", err)
-				return exitError{1}
-			}
-			return err
-		}
+	if failure != nil {
+		return answered{failure}
 	}
 	return nil
 }
 
-func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
+// revertOutput is the revert's one JSON object: with error set when a
+// path was refused or failed (ckpt then exits 1).
+type revertOutput struct {
+	api.RevertResult
+	Error string `json:"error,omitempty"`
+}
+
+// revertFailure is restoreFailure for a revert.
+func revertFailure(r api.RevertResult) error { return failureOf(r.RestoreResult, "reverted") }
+
+func writeRevert(w io.Writer, req api.RevertRequest, r api.RevertResult) {
 	what := fmt.Sprintf("run %s/%s", req.Session, req.Run)
 	if req.Call != "" {
 		what = fmt.Sprintf("tool call %s of run %s/%s", req.Call, req.Session, req.Run)
@@ -100,14 +107,17 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 		if c.Conflict {
 			note = "  (forced over a later change: ckpt undo brings it back)"
 		}
+		if len(c.SharedWith) > 0 {
+			note += "  (shared with " + sharedWith(c.SharedWith) + ")"
+		}
 		if c.Error != "" {
 			note = "  FAILED: " + c.Error
 		}
 		fmt.Fprintf(w, "  %-9s %s%s\n", c.Kind+":", c.Path, note)
 	}
-	var left []drift.Conflict
+	var left []api.Conflict
 	for _, c := range r.Conflicts {
-		if !restored(r, c.Path) {
+		if !restored(r, c.Path) && !refused(r, c.Path) {
 			left = append(left, c)
 		}
 	}
@@ -123,13 +133,20 @@ func writeRevert(w io.Writer, req drift.RevertRequest, r drift.RevertResult) {
 			fmt.Fprintf(w, "  %-9s %s  (%s)\n", k.Kind+":", k.Path, k.Why)
 		}
 	}
-	if r.GuardCheckpointID != "" {
-		fmt.Fprintf(w, "guard checkpoint %s: undo with: ckpt undo\n", r.GuardCheckpointID)
-	}
+	writeRestoreEnd(w, r.RestoreResult)
 }
 
-func restored(r drift.RevertResult, p string) bool {
+func restored(r api.RevertResult, p string) bool {
 	for _, c := range r.Restored {
+		if c.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+func refused(r api.RevertResult, p string) bool {
+	for _, c := range r.Refused {
 		if c.Path == p {
 			return true
 		}

@@ -8,17 +8,23 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
 )
 
 // reviewer is a backend that keeps review marks (the daemon's client and
 // the embedded engine both do).
 type reviewer interface {
-	Review(ctx context.Context, req drift.ReviewRequest) (drift.Review, error)
-	Reviews(ctx context.Context, session, run string) (drift.Reviews, error)
+	Review(ctx context.Context, req api.ReviewRequest) (api.Review, error)
+	Reviews(ctx context.Context, session, run string) (api.Reviews, error)
 }
 
-var _ reviewer = (*drift.Engine)(nil)
+var (
+	_ reviewer = (*drift.Engine)(nil)
+	_ reviewer = (*client.WorkspaceClient)(nil)
+)
 
 func newReviewCommand(g *globalOptions) *cobra.Command {
 	var session, runID, mark string
@@ -43,19 +49,19 @@ panel (ckpt ui) shows them; with --accept, --reject or --clear it first marks
 			args := g.cmd.Flags().Args()
 			switch {
 			case n > 1:
-				return usageError{errors.New("use one of --accept, --reject and --clear")}
+				return exitcode.Usage(errors.New("use one of --accept, --reject and --clear"))
 			case n == 1 && len(args) == 0:
-				return usageError{errors.New("name the files to mark")}
+				return exitcode.Usage(errors.New("name the files to mark"))
 			case n == 0 && len(args) > 0:
-				return usageError{errors.New("paths need --accept, --reject or --clear")}
+				return exitcode.Usage(errors.New("paths need --accept, --reject or --clear"))
 			}
-			mark = map[bool]string{true: drift.MarkAccepted}[accept] + map[bool]string{true: drift.MarkRejected}[reject]
+			mark = map[bool]string{true: api.MarkAccepted}[accept] + map[bool]string{true: api.MarkRejected}[reject]
 			ps, err := g.relPaths(args)
 			if err != nil {
 				return err
 			}
 			for _, p := range ps {
-				if _, err := rv.Review(ctx, drift.ReviewRequest{Session: session, Run: runID, Path: p, Mark: mark}); err != nil {
+				if _, err := rv.Review(ctx, api.ReviewRequest{Session: session, Run: runID, Path: p, Mark: mark}); err != nil {
 					return err
 				}
 			}
@@ -75,7 +81,7 @@ panel (ckpt ui) shows them; with --accept, --reject or --clear it first marks
 	return cmd
 }
 
-func writeReviews(w io.Writer, res drift.Reviews) {
+func writeReviews(w io.Writer, res api.Reviews) {
 	if len(res.Reviews) == 0 {
 		fmt.Fprintf(w, "run %s/%s: no review marks\n", res.SessionID, res.RunID)
 		return

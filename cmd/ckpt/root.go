@@ -9,29 +9,31 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/cmd/internal/wiring"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/snapshot"
 )
 
 // backend answers the commands: the daemon's client or the embedded engine.
 type backend interface {
-	Status(ctx context.Context) (drift.Status, error)
-	Checkpoint(ctx context.Context, message string) (drift.Checkpoint, error)
+	Status(ctx context.Context) (api.Status, error)
+	Checkpoint(ctx context.Context, message string) (api.Checkpoint, error)
 	Rescan(ctx context.Context) error
-	Log(ctx context.Context, n int) (drift.Log, error)
-	Show(ctx context.Context, id string) (drift.Show, error)
-	Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error)
-	RunDiff(ctx context.Context, req drift.RunRequest) (drift.RunDiff, error)
-	RunStart(ctx context.Context, session, run string) (drift.RunStart, error)
-	RunEnd(ctx context.Context, session, run string) (drift.RunEnd, error)
-	ToolStart(ctx context.Context, req drift.ToolRequest) (drift.Checkpoint, error)
-	ToolEnd(ctx context.Context, req drift.ToolRequest) (drift.ToolEnd, error)
-	Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Revert(ctx context.Context, req drift.RevertRequest) (drift.RevertResult, error)
-	History(ctx context.Context, req drift.HistoryRequest) (drift.History, error)
+	Log(ctx context.Context, n int) (api.Log, error)
+	Show(ctx context.Context, id string) (api.Show, error)
+	Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error)
+	RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error)
+	RunStart(ctx context.Context, session, run string) (api.RunStart, error)
+	RunEnd(ctx context.Context, session, run string) (api.RunEnd, error)
+	ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error)
+	ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error)
+	Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error)
+	History(ctx context.Context, req api.HistoryRequest) (api.History, error)
 }
 
 // globalOptions are the flags every command takes.
@@ -44,6 +46,9 @@ type globalOptions struct {
 	root   string
 	cfg    *config.Config
 	closer func() error
+	// daemonMayKeepConfig: an invalid workspace ckpt.yaml is no error when
+	// a daemon serves the workspace (it keeps its settings and says why).
+	daemonMayKeepConfig bool
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -57,7 +62,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 			return nil
 		},
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
 	pf := root.PersistentFlags()
 	pf.StringVarP(&g.dir, "dir", "C", "", "workspace directory (default: the nearest known workspace above the current directory, else it)")
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON object on stdout")
@@ -77,9 +82,12 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newRevertCommand(g),
 		newHistoryCommand(g),
 		newHookCommand(g),
+		newIntegrateCommand(g),
+		newVersionCommand(g),
 		newUICommand(g),
 		newReviewCommand(g),
 	)
+	decorate(root)
 	return root
 }
 
@@ -105,20 +113,36 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
+		return nil, err
+	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
 		return nil, err
 	}
+	// The workspace's ckpt.yaml cannot change the state directory or the
+	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
-	if _, err := os.Stat(filepath.Join(g.root, "ckpt.yaml")); err == nil {
-		if g.cfg, err = config.Load(config.Options{Workspace: g.root, Flags: flags}); err != nil {
-			return nil, err
+	var wsErr error
+	if _, err := os.Stat(filepath.Join(g.root, local.WorkspaceConfigFile)); err == nil {
+		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
+			g.cfg = base
 		}
 	}
-	if b, closer, ok := dialDaemon(ctx, g.cfg, g.root); ok {
+	b, closer, ok, err := dialDaemon(ctx, base, g.root)
+	if err != nil {
+		return nil, err
+	}
+	if wsErr != nil && !(ok && g.daemonMayKeepConfig) {
+		if ok {
+			closer()
+		}
+		return nil, wsErr
+	}
+	if ok {
 		g.closer = closer
 		return b, nil
 	}
-	eng, err := wiring.Embedded(ctx, g.cfg, g.root, progressBar(g))
+	eng, err := local.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}
@@ -126,9 +150,12 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	return eng, nil
 }
 
+// close lets go of the backend (for the embedded engine: the store and its
+// lock). It may be called more than once; only the first call closes.
 func (g *globalOptions) close() {
 	if g.closer != nil {
 		g.closer()
+		g.closer = nil
 	}
 }
 
@@ -148,10 +175,10 @@ func findWorkspace(dir, stateDir string) (string, error) {
 		return "", err
 	}
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return "", usageError{fmt.Errorf("workspace %s: %w", dir, err)}
+		return "", exitcode.Usage(fmt.Errorf("workspace %s: %w", dir, err))
 	}
 	if info, err := os.Stat(abs); err != nil || !info.IsDir() {
-		return "", usageError{fmt.Errorf("workspace %s is not a directory", dir)}
+		return "", exitcode.Usage(fmt.Errorf("workspace %s is not a directory", dir))
 	}
 	if explicit {
 		return abs, nil
@@ -168,27 +195,48 @@ func findWorkspace(dir, stateDir string) (string, error) {
 
 // relPaths turns command-line paths (relative to the current directory,
 // or absolute) into workspace-relative ones; a path outside the workspace
-// is bad input.
+// is bad input. A path names what is in the workspace at that name: a
+// symlink on the way to it inside the workspace is not followed (ckpt never
+// follows them), so "d/f" stays d/f when d is a symlink to elsewhere. Only
+// a path that is outside the workspace as written is looked at through its
+// symlinks (a workspace reached through a symlinked directory).
 func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
+	if resolved, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = resolved
+	}
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		p := a
+		p, err := api.UnquotePath(a)
+		if err != nil {
+			return nil, drift.Invalid(fmt.Errorf("path %s: %w", a, err))
+		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
 		}
 		p = filepath.Clean(p)
-		if resolved, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			p = filepath.Join(resolved, filepath.Base(p))
+		rel, ok := relativeTo(g.root, p)
+		if !ok {
+			if resolved, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+				rel, ok = relativeTo(g.root, filepath.Join(resolved, filepath.Base(p)))
+			}
 		}
-		rel, err := filepath.Rel(g.root, p)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		if !ok {
 			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
 		}
-		out = append(out, filepath.ToSlash(rel))
+		out = append(out, api.QuotePath(filepath.ToSlash(rel)))
 	}
 	return out, nil
+}
+
+// relativeTo is p relative to root, if p is root or lies under it.
+func relativeTo(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	return rel, true
 }

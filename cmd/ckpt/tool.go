@@ -8,10 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 type toolOptions struct {
@@ -28,8 +31,8 @@ func (o *toolOptions) flags(cmd *cobra.Command, callRequired bool) {
 	}
 }
 
-func (o *toolOptions) request() drift.ToolRequest {
-	return drift.ToolRequest{Session: o.session, Run: o.run, Call: o.call, Command: o.command}
+func (o *toolOptions) request() api.ToolRequest {
+	return api.ToolRequest{Session: o.session, Run: o.run, Call: o.call, Command: o.command}
 }
 
 func newToolCommand(g *globalOptions) *cobra.Command {
@@ -66,7 +69,7 @@ func newToolCommand(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-func writeToolEnd(w io.Writer, r drift.ToolEnd) {
+func writeToolEnd(w io.Writer, r api.ToolEnd) {
 	fmt.Fprintf(w, "tool call %s (before: %s): %s changed\n", r.ToolCallID, r.CheckpointID, count(len(r.Changes), "path"))
 	writeChanges(w, "  ", r.Changes)
 	if len(r.UncoveredPaths) > 0 {
@@ -81,7 +84,7 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 		Short: "Run a command inside a tool window; exit with its code",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("exec needs a command after --")}
+				return exitcode.Usage(errors.New("exec needs a command after --"))
 			}
 			return run(g, func(ctx context.Context, b backend) error {
 				if o.call == "" {
@@ -92,28 +95,52 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 					return err
 				}
 				c := exec.CommandContext(ctx, args[0], args[1:]...)
+				// SIGINT or SIGTERM to ckpt alone (a terminal's Ctrl-C
+				// reaches the command itself too) is passed on as SIGINT;
+				// a command that ignores it is killed after a grace.
+				c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+				c.WaitDelay = execGrace
 				c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
 				if g.json {
 					c.Stdout = os.Stderr // stdout carries only the JSON object
 				}
+				// The command may take long and may run ckpt itself: an
+				// embedded engine must not hold the store's lock meanwhile.
+				g.close()
 				runErr := c.Run()
+				// The window is closed even when ckpt was interrupted:
+				// the command ran, and its changes are the tool's.
+				ctx = context.WithoutCancel(ctx)
+				b, err := g.open(ctx)
+				if err != nil {
+					return err
+				}
 				r, err := b.ToolEnd(ctx, o.request())
 				if err != nil {
 					return err
 				}
+				var ee *exec.ExitError
+				var failure error
+				if runErr != nil && !errors.As(runErr, &ee) {
+					failure = fmt.Errorf("exec %s: %w", args[0], runErr)
+				}
 				if g.json {
-					if err := g.emit(r, nil); err != nil {
+					out := toolEndOutput{ToolEnd: r}
+					if failure != nil {
+						out.Error = failure.Error()
+					}
+					if err := g.emit(out, nil); err != nil {
 						return err
 					}
 				} else {
+					g.close() // as emit does: no lock held while printing
 					writeToolEnd(os.Stderr, r)
 				}
-				var ee *exec.ExitError
 				switch {
-				case errors.As(runErr, &ee):
-					return exitError{ee.ExitCode()}
-				case runErr != nil:
-					return fmt.Errorf("exec %s: %w", args[0], runErr)
+				case ee != nil:
+					return exitcode.Coded{Code: childExitCode(ee)}
+				case failure != nil:
+					return answered{failure}
 				}
 				return nil
 			})(cmd, args)
@@ -121,4 +148,24 @@ func newExecCommand(g *globalOptions) *cobra.Command {
 	}
 	o.flags(cmd, false)
 	return cmd
+}
+
+// execGrace is how long ckpt exec, interrupted, waits for its command to
+// exit on the SIGINT it passed on before it kills it.
+const execGrace = 10 * time.Second
+
+// childExitCode is the command's exit code as a shell reports it: its
+// own, or 128 plus the signal that ended it (130 for SIGINT).
+func childExitCode(ee *exec.ExitError) int {
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}
+
+// toolEndOutput is exec's one JSON object: the tool end, with error set
+// when the command could not be run (ckpt then exits 1).
+type toolEndOutput struct {
+	api.ToolEnd
+	Error string `json:"error,omitempty"`
 }

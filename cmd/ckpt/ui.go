@@ -15,7 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
 	"github.com/ckptdev/ckpt/integration/panel"
 )
 
@@ -87,7 +88,7 @@ func openUI(ctx context.Context, g *globalOptions) (uiResult, error) {
 		}
 		res.Started = true
 	case !h.Serves(root):
-		c, err := integration.Dial(cfg.Socket)
+		c, err := client.Dial(cfg.Socket, client.Options{})
 		if err != nil {
 			return res, err
 		}
@@ -106,10 +107,10 @@ func openUI(ctx context.Context, g *globalOptions) (uiResult, error) {
 	return res, nil
 }
 
-func daemonHealth(ctx context.Context, socket string) (integration.Health, error) {
-	c, err := integration.Dial(socket)
+func daemonHealth(ctx context.Context, socket string) (api.Health, error) {
+	c, err := client.Dial(socket, client.Options{})
 	if err != nil {
-		return integration.Health{}, err
+		return api.Health{}, err
 	}
 	defer c.Close()
 	hctx, cancel := context.WithTimeout(ctx, healthTimeout)

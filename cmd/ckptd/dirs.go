@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 )
 
 // resolveDirs makes each workspace directory absolute with its symlinks
@@ -17,10 +19,10 @@ func resolveDirs(dirs []string) ([]string, error) {
 			abs, err = filepath.EvalSymlinks(abs)
 		}
 		if err != nil {
-			return nil, usageError{fmt.Errorf("workspace %s: %w", d, err)}
+			return nil, exitcode.Usage(fmt.Errorf("workspace %s: %w", d, err))
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return nil, usageError{fmt.Errorf("workspace %s is not a directory", d)}
+			return nil, exitcode.Usage(fmt.Errorf("workspace %s is not a directory", d))
 		}
 		if !seen[abs] {
 			seen[abs] = true

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
+	"github.com/ckptdev/ckpt/integration/service"
 )
 
-func changeList(changes []drift.Change) []string {
+func changeList(changes []api.Change) []string {
 	out := make([]string, 0, len(changes))
 	for _, c := range changes {
 		out = append(out, c.Kind+":"+c.Path)
@@ -38,7 +39,7 @@ func TestEveryWriteIsSeen(t *testing.T) {
 	for i := range 100 {
 		content := fmt.Sprintf("%d\n", i)
 		writeFile(t, ws, "f", content)
-		var st drift.Status
+		var st api.Status
 		e.ckpt(ws, &st, "status")
 		if !st.Daemon.Running {
 			t.Fatalf("round %d: status did not come from the daemon: %+v", i, st.Daemon)
@@ -46,7 +47,7 @@ func TestEveryWriteIsSeen(t *testing.T) {
 		if !slices.Contains(changeList(st.Changes), "added:f") {
 			t.Fatalf("round %d: status does not list f: %v", i, changeList(st.Changes))
 		}
-		var d drift.DiffResult
+		var d api.DiffResult
 		e.ckpt(ws, &d, "diff", "--patch", "--", "f")
 		if len(d.Files) != 1 || d.Files[0].Path != "f" {
 			t.Fatalf("round %d: diff -- f: %+v", i, d.Files)
@@ -55,14 +56,14 @@ func TestEveryWriteIsSeen(t *testing.T) {
 			t.Fatalf("round %d: the patch does not add %q:\n%s", i, content, p)
 		}
 		if i%10 == 9 {
-			var cp drift.Checkpoint
+			var cp api.Checkpoint
 			e.ckpt(ws, &cp, "checkpoint", "-m", content)
 			cuts = append(cuts, cut{cp.CheckpointID, content})
 		}
 	}
 	// The stored content of f at each checkpoint is what was written.
 	for _, c := range []cut{cuts[0], cuts[4], cuts[len(cuts)-1]} {
-		var r drift.RestoreResult
+		var r api.RestoreResult
 		e.ckpt(ws, &r, "restore", "--exact", "--yes", c.id)
 		b, err := os.ReadFile(filepath.Join(ws, "f"))
 		if err != nil || string(b) != c.content {
@@ -86,7 +87,7 @@ func TestWatchAddsToRunningDaemon(t *testing.T) {
 		t.Fatal("the running daemon does not serve both workspaces")
 	}
 	writeFile(t, ws2, "c", "c\n")
-	var st drift.Status
+	var st api.Status
 	e.ckpt(ws2, &st, "status")
 	if !st.Daemon.Running || !slices.Equal(changeList(st.Changes), []string{"added:c"}) {
 		t.Fatalf("status of WS2: daemon %+v, changes %v", st.Daemon, changeList(st.Changes))
@@ -103,7 +104,7 @@ func TestSigtermExitsCleanly(t *testing.T) {
 	ws := e.workspace(map[string]string{"a": "a\n"})
 	d := e.startDaemon(ws)
 	writeFile(t, ws, "b", "b\n")
-	var cp drift.Checkpoint
+	var cp api.Checkpoint
 	e.ckpt(ws, &cp, "checkpoint")
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestSigtermExitsCleanly(t *testing.T) {
 	if _, err := os.Lstat(e.socket()); !os.IsNotExist(err) {
 		t.Fatalf("the socket is still there: %v", err)
 	}
-	var log drift.Log
+	var log api.Log
 	e.ckpt(ws, &log, "log")
 	if len(log.Checkpoints) == 0 || log.Checkpoints[0].CheckpointID != cp.CheckpointID {
 		t.Fatalf("log after shutdown: %+v", log.Checkpoints)
@@ -131,7 +132,7 @@ func TestKilledDaemonLosesNothing(t *testing.T) {
 	var ids []string
 	for i := range 3 {
 		writeFile(t, ws, fmt.Sprintf("dir/cut%d", i), "cut\n")
-		var cp drift.Checkpoint
+		var cp api.Checkpoint
 		e.ckpt(ws, &cp, "checkpoint", "-m", fmt.Sprint(i))
 		ids = append(ids, cp.CheckpointID)
 	}
@@ -148,7 +149,7 @@ func TestKilledDaemonLosesNothing(t *testing.T) {
 	}
 
 	e.startDaemon(ws) // over the stale socket
-	var st drift.Status
+	var st api.Status
 	e.ckpt(ws, &st, "status")
 	if !st.Daemon.Running || !st.Drifted {
 		t.Fatalf("status after restart: daemon %+v, drifted %v", st.Daemon, st.Drifted)
@@ -159,10 +160,10 @@ func TestKilledDaemonLosesNothing(t *testing.T) {
 			t.Errorf("status after restart lacks %s: %v", want, got)
 		}
 	}
-	var log drift.Log
+	var log api.Log
 	e.ckpt(ws, &log, "log")
 	for _, id := range ids {
-		if !slices.ContainsFunc(log.Checkpoints, func(c drift.Checkpoint) bool { return c.CheckpointID == id }) {
+		if !slices.ContainsFunc(log.Checkpoints, func(c api.Checkpoint) bool { return c.CheckpointID == id }) {
 			t.Errorf("checkpoint %s, acknowledged before the kill, is gone", id)
 		}
 	}
@@ -175,7 +176,7 @@ func TestInstallService(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("install-service: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, integration.EnableHint) {
+	if !strings.Contains(stdout, service.EnableHint) {
 		t.Errorf("install-service does not say how to enable the unit:\n%s", stdout)
 	}
 	unit, err := os.ReadFile(filepath.Join(e.home, ".config", "systemd", "user", "ckptd.service"))
@@ -202,7 +203,7 @@ func TestCommandLine(t *testing.T) {
 		code int
 		out  string
 	}{
-		{"version", []string{"version"}, 0, "ckptd " + integration.Version},
+		{"version", []string{"version"}, 0, "ckptd " + api.Version},
 		{"watch needs a directory", []string{"watch"}, 2, ""},
 		{"watch of a missing directory", []string{"watch", filepath.Join(ws, "missing")}, 2, ""},
 		{"an unknown flag", []string{"watch", "--nope", ws}, 2, ""},
@@ -224,7 +225,7 @@ func TestEventsFromTheWatcher(t *testing.T) {
 	e := newEnv(t)
 	ws := e.workspace(map[string]string{"a": "a\n"})
 	e.startDaemon(ws)
-	c, err := integration.Dial(e.socket())
+	c, err := client.Dial(e.socket(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +265,7 @@ func TestEventsFromTheWatcher(t *testing.T) {
 		if err != nil {
 			t.Fatalf("no change event for sub/new.txt: %v", err)
 		}
-		if ev.Type == integration.EventChange && ev.Change.Path == "sub/new.txt" {
+		if ev.Type == api.EventChange && ev.Change.Path == "sub/new.txt" {
 			if ev.Change.Kind != "added" || ev.Change.By != "person" {
 				t.Fatalf("change event %+v", ev.Change)
 			}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 
 	"github.com/ckptdev/ckpt/cmd/internal/progress"
 )
@@ -24,35 +21,6 @@ func newLogger(level string) *slog.Logger {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
-}
-
-// logfAt adapts printf-style logging to the logger at level.
-func logfAt(log *slog.Logger, level slog.Level) func(format string, args ...any) {
-	return func(format string, args ...any) {
-		log.Log(context.Background(), level, fmt.Sprintf(format, args...))
-	}
-}
-
-// debugf is printf-style debug logging, or nil when debug is off (so that
-// the server does not even time its requests).
-func debugf(log *slog.Logger) func(format string, args ...any) {
-	if !log.Enabled(context.Background(), slog.LevelDebug) {
-		return nil
-	}
-	return logfAt(log, slog.LevelDebug)
-}
-
-// watcherLogf logs the watcher's lines: routine re-walks as info, the rest
-// (overflows, errors, watch limits) as warnings.
-func watcherLogf(log *slog.Logger) func(format string, args ...any) {
-	return func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		level := slog.LevelWarn
-		if strings.Contains(msg, "re-walking") && !strings.Contains(msg, "overflow") {
-			level = slog.LevelInfo
-		}
-		log.Log(context.Background(), level, msg)
-	}
 }
 
 // progressBar draws the first import's progress on stderr if it is a

@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -14,30 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/drift"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
+	"github.com/ckptdev/ckpt/integration/api"
 )
-
-// usageError is bad command-line input: exit 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// exitCode is the one place that maps errors to exit codes: 2 for bad
-// input, 1 for any other failure.
-func exitCode(err error) int {
-	var ue usageError
-	var ce *config.Error
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue), errors.As(err, &ce), errors.Is(err, drift.ErrInvalid):
-		return 2
-	}
-	return 1
-}
 
 // globalOptions are what every command shares.
 type globalOptions struct {
@@ -51,12 +29,14 @@ func main() {
 	g := &globalOptions{}
 	err := newRootCommand(g).ExecuteContext(ctx)
 	if err != nil && !g.entered {
-		err = usageError{err}
+		err = exitcode.Usage(err)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ckptd:", err)
 	}
-	os.Exit(exitCode(err))
+	// SIGINT and SIGTERM are how ckptd is stopped: after a clean shutdown
+	// err is nil and ckptd exits 0 (CONTRACT.md), not 130.
+	os.Exit(exitcode.Of(err))
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -66,13 +46,17 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitcode.Usage(err) })
 	pf := root.PersistentFlags()
 	pf.String("state-dir", "", "state directory (stores, lock, socket)")
 	pf.String("socket", "", "the socket to serve (default <state directory>/ckptd.sock)")
 	pf.String("log-level", "", "debug, info, warn or error (default info)")
 	pf.String("ui-addr", "", "the web panel's loopback address (default 127.0.0.1:0, a free port)")
 	root.AddCommand(newWatchCommand(g), newInstallServiceCommand(g), newVersionCommand(g))
+	for _, c := range root.Commands() {
+		c.Example = examples[c.Name()]
+	}
+	root.SetUsageTemplate(root.UsageTemplate() + "\n" + exitcode.DaemonHelp + "\n")
 	return root
 }
 
@@ -83,8 +67,18 @@ func newVersionCommand(g *globalOptions) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ckptd %s\n", integration.Version)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "ckptd %s\n", api.Version)
 			return err
 		},
 	}
+}
+
+// examples are each command's Examples section.
+var examples = map[string]string{
+	"watch": `  ckptd watch ~/src/app              # in the foreground; Ctrl-C stops it cleanly
+  ckptd watch ~/src/app ~/src/lib    # a running ckptd is asked to add them
+  ckptd watch --log-level debug .`,
+	"install-service": `  ckptd install-service ~/src/app
+  systemctl --user daemon-reload && systemctl --user enable --now ckptd`,
+	"version": `  ckptd version`,
 }

@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/ckptdev/ckpt/cmd/internal/testbin"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
 )
 
 // binDir holds the ckptd and ckpt binaries built for these tests (once
@@ -183,7 +184,7 @@ func (e *env) waitServed(d *daemonProc, roots ...string) {
 }
 
 func (e *env) serves(roots ...string) bool {
-	c, err := integration.Dial(e.socket())
+	c, err := client.Dial(e.socket(), client.Options{})
 	if err != nil {
 		return false
 	}
@@ -196,7 +197,7 @@ func (e *env) serves(roots ...string) bool {
 	}
 	ready := map[string]bool{}
 	for _, w := range h.Workspaces {
-		ready[w.Root] = w.State == integration.StateReady
+		ready[w.Root] = w.State == api.StateReady
 	}
 	for _, r := range roots {
 		if !ready[r] {

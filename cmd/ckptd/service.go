@@ -9,7 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/service"
+	"github.com/ckptdev/ckpt/internal/plural"
 )
 
 func newInstallServiceCommand(g *globalOptions) *cobra.Command {
@@ -42,20 +43,20 @@ func runInstallService(cmd *cobra.Command, flags *pflag.FlagSet, dirs []string) 
 	if err != nil {
 		return fmt.Errorf("find ckptd's own path: %w", err)
 	}
-	unit, err := integration.ServiceUnit(integration.ServiceOptions{Executable: exe, Dirs: roots, Env: serviceEnv(cfg)})
+	unit, err := service.Unit(service.Options{Executable: exe, Dirs: roots, Env: serviceEnv(cfg)})
 	if err != nil {
 		return err
 	}
-	path, err := integration.ServicePath(nil)
+	path, err := service.Path(nil)
 	if err != nil {
 		return err
 	}
-	if err := integration.WriteService(path, unit); err != nil {
+	if err := service.Write(path, unit); err != nil {
 		return fmt.Errorf("write the unit: %w", err)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "wrote %s (ckptd watch for %d workspaces)\n", path, len(roots))
-	fmt.Fprintf(out, "enable and start it with:\n  %s\n", integration.EnableHint)
+	fmt.Fprintf(out, "wrote %s (ckptd watch for %s)\n", path, plural.Count(len(roots), "workspace"))
+	fmt.Fprintf(out, "enable and start it with:\n  %s\n", service.EnableHint)
 	fmt.Fprintf(out, "its logs: journalctl --user -u ckptd\n")
 	return nil
 }

@@ -10,8 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/client"
+	"github.com/ckptdev/ckpt/integration/daemon"
+	"github.com/ckptdev/ckpt/integration/local"
 )
 
 // handOverWait is how long `ckptd watch` waits for a daemon that holds the
@@ -31,7 +34,7 @@ watch exits 0. SIGINT or SIGTERM: in-flight requests finish, queued changes
 are captured, the stores are closed, and ckptd exits 0.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageError{errors.New("watch needs at least one workspace directory")}
+				return exitcode.Usage(errors.New("watch needs at least one workspace directory"))
 			}
 			return nil
 		},
@@ -47,6 +50,9 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 	if err != nil {
 		return err
 	}
+	if err := local.PrepareStateDir(base.StateDir); err != nil {
+		return err
+	}
 	roots, err := resolveDirs(dirs)
 	if err != nil {
 		return err
@@ -55,8 +61,8 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 	if ok, err := handOver(ctx, base.Socket, roots, log); ok || err != nil {
 		return err
 	}
-	release, err := integration.LockStateDir(base.StateDir)
-	if errors.Is(err, integration.ErrLocked) {
+	release, err := daemon.LockStateDir(base.StateDir)
+	if errors.Is(err, daemon.ErrLocked) {
 		// Another daemon holds the state directory: it may be starting.
 		deadline := time.Now().Add(handOverWait)
 		for time.Now().Before(deadline) && ctx.Err() == nil {
@@ -71,13 +77,20 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 		return err
 	}
 	defer release()
-	return newDaemon(ctx, base, flags, log).run(roots)
+	return daemon.New(ctx, daemon.Options{
+		Base: base,
+		Load: func(root string) (*config.Config, error) {
+			return config.Load(config.Options{Workspace: root, Flags: flags})
+		},
+		Log:      log,
+		Progress: progressBar,
+	}).Run(roots)
 }
 
 // handOver gives the workspaces to the daemon that answers on socket, if
 // one does: ok reports that it did (or that it failed, with err).
 func handOver(ctx context.Context, socket string, roots []string, log *slog.Logger) (ok bool, err error) {
-	c, err := integration.Dial(socket)
+	c, err := client.Dial(socket, client.Options{VersionWarning: func(msg string) { log.Warn(msg) }})
 	if err != nil {
 		return false, nil
 	}
@@ -85,6 +98,9 @@ func handOver(ctx context.Context, socket string, roots []string, log *slog.Logg
 	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	h, err := c.Health(hctx)
 	cancel()
+	if errors.Is(err, client.ErrForeignDaemon) {
+		return true, err
+	}
 	if err != nil {
 		return false, nil // a stale socket: no daemon
 	}

@@ -95,6 +95,12 @@ func TestBadInput(t *testing.T) {
 			{"malformed id with a space: restore", []string{"restore", "a b", "--exact", "--yes"}},
 			{"malformed id of 200 chars: restore", []string{"restore", strings.Repeat("a", 200), "--exact", "--yes"}},
 			{"malformed id of 200 chars: diff", []string{"diff", id, strings.Repeat("b", 200)}},
+			{"empty id: restore", []string{"restore", "", "--yes"}},
+			{"empty id: show", []string{"show", ""}},
+			{"empty id: diff ''", []string{"diff", ""}},
+			{"empty id: diff '' ID", []string{"diff", "", id}},
+			{"empty id: diff ID ''", []string{"diff", id, ""}},
+			{"empty --checkpoint: diff --session --run", []string{"diff", "--session", "s", "--run", "r1", "--checkpoint", ""}},
 			{"restore ../outside", []string{"restore", id, "../outside", "--exact", "--yes"}},
 			{"restore ../outside/file", []string{"restore", id, "../outside/file", "--exact", "--yes"}},
 			{"restore an absolute path outside", []string{"restore", id, filepath.Join(ws.outside, "file"), "--exact", "--yes"}},
@@ -121,10 +127,12 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
-// TestRestoreThroughSymlinkOutside is CONTRACT semantic 10 against the disk:
-// a directory of the checkpoint is now a symlink to a directory outside the
-// workspace. A restore must refuse (exit 2, nothing changed) or write only
-// inside the workspace; the outside directory stays byte for byte the same.
+// TestRestoreThroughSymlinkOutside is CONTRACT semantics 10 and 14 against
+// the disk: a directory of the checkpoint is now a symlink to a directory
+// outside the workspace. A restore must write only inside the workspace
+// (exit 0), or refuse the paths behind the symlink, list them and exit 1
+// (here nothing else is to be restored: the workspace stays as it was);
+// the outside directory stays byte for byte the same.
 func TestRestoreThroughSymlinkOutside(t *testing.T) {
 	cases := []struct {
 		name string
@@ -178,13 +186,25 @@ func TestRestoreThroughSymlinkOutside(t *testing.T) {
 					ws.ckptJSON(&u, "undo", "--yes")
 					assertTree(t, "after undo", before, ws.tree())
 					assertTree(t, "outside the workspace after undo", outside, ws.outsideTree())
-				case 2:
+				case 1:
 					assertTree(t, "the workspace after a refused restore", before, ws.tree())
 					if lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n"); len(lines) != 1 {
 						t.Errorf("refused restore: want one line on stderr:\n%s", r)
 					}
+					var res restoreOutcomeJSON
+					if err := decodeOne(r.stdout, &res); err != nil {
+						t.Fatalf("refused restore: %v\n%s", err, r)
+					}
+					if len(res.Refused) == 0 || res.Error == "" {
+						t.Errorf("refused restore: want the refused paths listed and an error:\n%s", r)
+					}
+					for _, c := range res.Refused {
+						if !strings.HasPrefix(c.Path, "d/") || c.Why == "" {
+							t.Errorf("refused %s (%q): want only paths under the symlink d, each with why", c.Path, c.Why)
+						}
+					}
 				default:
-					t.Fatalf("restore through a symlink to outside: want exit 0 (written inside) or 2 (refused), got:\n%s", r)
+					t.Fatalf("restore through a symlink to outside: want exit 0 (written inside) or 1 (refused), got:\n%s", r)
 				}
 			})
 		}

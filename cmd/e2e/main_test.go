@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ const commandTimeout = 60 * time.Second
 func TestMain(m *testing.M) { os.Exit(testMain(m)) }
 
 func testMain(m *testing.M) int {
+	maybeFakeDaemon()
 	root, err := moduleRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -177,10 +179,19 @@ func (r result) String() string {
 // run runs a program with env in dir, bounded by commandTimeout.
 func run(t *testing.T, dir string, env []string, prog string, args ...string) result {
 	t.Helper()
+	return runAs(t, nil, dir, env, prog, args...)
+}
+
+// runAs is run as the user cred names (nil: this process's own).
+func runAs(t *testing.T, cred *syscall.Credential, dir string, env []string, prog string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir, cmd.Env = dir, env
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -182,6 +182,46 @@ func TestRunWithoutBaseline(t *testing.T) {
 	})
 }
 
+// TestRunWithoutBaselineKeepsItsWarning is CONTRACT semantic 4 after run
+// end: the record run end makes of a run that had no baseline is not a
+// recorded baseline, so every later diff of the run (also after a daemon
+// restart) repeats the warning, from the same checkpoint.
+func TestRunWithoutBaselineKeepsItsWarning(t *testing.T) {
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("a.txt", "a\n")
+		ws.start()
+		ws.ckptOK("tool", "start", "--session", "s", "--run", "ghost", "--call", "c1")
+		ws.write("ghost.txt", "ghost\n")
+		ws.ckptOK("tool", "end", "--session", "s", "--run", "ghost", "--call", "c1")
+		var end runDiffJSON
+		ws.ckptJSON(&end, "run", "end", "--session", "s", "--run", "ghost")
+		if end.Warning == "" || end.PrevCheckpointID == "" {
+			t.Fatalf("run end of a run never started: warning %q, prev_checkpoint_id %q; want both", end.Warning, end.PrevCheckpointID)
+		}
+		check := func(when string) {
+			t.Helper()
+			var d runDiffJSON
+			ws.ckptJSON(&d, "diff", "--session", "s", "--run", "ghost")
+			if d.Warning != end.Warning || d.PrevCheckpointID != end.PrevCheckpointID || d.CheckpointID != end.CheckpointID {
+				t.Errorf("diff of the run %s: warning %q, %s -> %s; want run end's warning %q, %s -> %s",
+					when, d.Warning, d.PrevCheckpointID, d.CheckpointID, end.Warning, end.PrevCheckpointID, end.CheckpointID)
+			}
+			assertChanges(t, "diff of the run "+when, d.Files, kinds(end.Files))
+		}
+		check("after run end")
+		var again runDiffJSON
+		ws.ckptJSON(&again, "run", "end", "--session", "s", "--run", "ghost")
+		if again.Warning != end.Warning {
+			t.Errorf("run end again: warning %q, want %q", again.Warning, end.Warning)
+		}
+		if m == daemon {
+			ws.restartDaemon()
+			check("after a daemon restart")
+		}
+	})
+}
+
 // TestRunStartDrift is CONTRACT semantic 2 in the cases the walk above
 // does not cover: the person's edits before the very first run, and edits
 // made while no daemon ran (in embedded mode there never is one).

@@ -30,6 +30,7 @@ type workspace struct {
 	extra   []string // env given to newWorkspace, also the daemon's
 	daemon  *daemonProc
 	started bool
+	cred    *syscall.Credential // ckpt and ckptd run as this user; nil = as the test
 }
 
 // newWorkspace makes an empty workspace; write its first files, then call
@@ -112,13 +113,13 @@ func (ws *workspace) ckpt(args ...string) (stdout, stderr string, code int) {
 
 func (ws *workspace) ckptResult(args ...string) result {
 	ws.t.Helper()
-	return run(ws.t, ws.root, ws.env, ckptBin, args...)
+	return runAs(ws.t, ws.cred, ws.root, ws.env, ckptBin, args...)
 }
 
 // ckptEnv runs the client with extra environment.
 func (ws *workspace) ckptEnv(env []string, args ...string) result {
 	ws.t.Helper()
-	return run(ws.t, ws.root, append(append([]string(nil), ws.env...), env...), ckptBin, args...)
+	return runAs(ws.t, ws.cred, ws.root, append(append([]string(nil), ws.env...), env...), ckptBin, args...)
 }
 
 // ckptOK runs the client and fails the test unless it exits 0.
@@ -319,7 +320,7 @@ func (ws *workspace) startDaemon(env ...string) {
 	cmd.Dir = ws.root
 	cmd.Env = append(append([]string(nil), ws.env...), env...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: ws.cred}
 	if err := cmd.Start(); err != nil {
 		ws.t.Fatalf("start ckptd: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/ckptdev/ckpt/integration"
+	"github.com/ckptdev/ckpt/integration/client"
 )
 
 // benchWorkspace is a daemon whose workspace has a finished 1,000-file run
@@ -21,7 +21,7 @@ func benchWorkspace(b *testing.B) *daemon {
 	d.ckpt("exec", "--session", "s", "--run", "big", "--call", "gen", "--", "sh", "-c",
 		`mkdir -p src; i=0; while [ $i -lt 1000 ]; do printf 'package src\n\nvar V%d = %d\n' $i $i > src/f$i.go; i=$((i+1)); done`)
 	d.ckpt("run", "end", "--session", "s", "--run", "big")
-	c, err := integration.Dial(filepath.Join(d.state, "ckptd.sock"))
+	c, err := client.Dial(filepath.Join(d.state, "ckptd.sock"), client.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

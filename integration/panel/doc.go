@@ -25,19 +25,19 @@
 //
 //	GET  /                       the page (web.Assets)
 //	GET  /api/workspaces         {"workspaces": [ROOT...]}
-//	GET  /api/status?ws=         drift.Status
-//	GET  /api/runs?ws=           drift.Runs
-//	GET  /api/checkpoints?ws=&before=ID&n=N   drift.Page
+//	GET  /api/status?ws=         api.Status
+//	GET  /api/runs?ws=           api.Runs
+//	GET  /api/checkpoints?ws=&before=ID&n=N   api.Page
 //	GET  /api/run?ws=&session=&run=           RunView
-//	GET  /api/run/patch?ws=&session=&run=[&path=][&call=]   drift.DiffResult
-//	GET  /api/history?ws=&path=               drift.History
-//	GET  /api/version-diff?ws=&path=&from=&to=   drift.DiffResult
-//	GET  /api/drift?ws=                       drift.DiffResult (patches)
+//	GET  /api/run/patch?ws=&session=&run=[&path=][&call=]   api.DiffResult
+//	GET  /api/history?ws=&path=               api.History
+//	GET  /api/version-diff?ws=&path=&from=&to=   api.DiffResult
+//	GET  /api/drift?ws=                       api.DiffResult (patches)
 //	GET  /api/events?ws=                      server-sent events
-//	POST /api/restore   {"ws", drift.RestoreRequest}
-//	POST /api/revert    {"ws", drift.RevertRequest}
+//	POST /api/restore   {"ws", api.RestoreRequest}
+//	POST /api/revert    {"ws", api.RevertRequest}
 //	POST /api/undo      {"ws", "dry_run"}
-//	POST /api/review    {"ws", drift.ReviewRequest}
+//	POST /api/review    {"ws", api.ReviewRequest}
 //
 // A restore, revert or undo while another one of the same workspace is in
 // flight is answered 409. Errors are {"error"}: 400 bad input, 401/403

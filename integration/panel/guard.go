@@ -109,6 +109,6 @@ func (p *Panel) sameOrigin(r *http.Request) bool {
 }
 
 func (p *Panel) refuse(w http.ResponseWriter, r *http.Request, code int, msg string) {
-	p.opts.Logf("panel: refused %s %s from %s: %s", r.Method, r.URL.Path, r.RemoteAddr, msg)
+	p.opts.Log.Warn("panel: refused a request", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "why", msg)
 	writeError(w, code, msg)
 }

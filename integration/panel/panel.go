@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // Source is what the panel needs from the daemon: the workspaces it serves.
@@ -24,19 +25,19 @@ type Source interface {
 // Workspace is one served workspace: its engine's reads and actions, and
 // its events.
 type Workspace interface {
-	Status(ctx context.Context) (drift.Status, error)
-	Checkpoints(ctx context.Context, before string, n int) (drift.Page, error)
-	Runs(ctx context.Context) (drift.Runs, error)
-	RunDiff(ctx context.Context, req drift.RunRequest) (drift.RunDiff, error)
-	ToolCalls(ctx context.Context, req drift.RunRequest) (drift.RunCalls, error)
-	Diff(ctx context.Context, req drift.DiffRequest) (drift.DiffResult, error)
-	VersionDiff(ctx context.Context, req drift.VersionDiffRequest) (drift.DiffResult, error)
-	History(ctx context.Context, req drift.HistoryRequest) (drift.History, error)
-	Reviews(ctx context.Context, session, run string) (drift.Reviews, error)
-	Review(ctx context.Context, req drift.ReviewRequest) (drift.Review, error)
-	Restore(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
-	Revert(ctx context.Context, req drift.RevertRequest) (drift.RevertResult, error)
-	Undo(ctx context.Context, req drift.RestoreRequest) (drift.RestoreResult, error)
+	Status(ctx context.Context) (api.Status, error)
+	Checkpoints(ctx context.Context, before string, n int) (api.Page, error)
+	Runs(ctx context.Context) (api.Runs, error)
+	RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error)
+	ToolCalls(ctx context.Context, req api.RunRequest) (api.RunCalls, error)
+	Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error)
+	VersionDiff(ctx context.Context, req api.VersionDiffRequest) (api.DiffResult, error)
+	History(ctx context.Context, req api.HistoryRequest) (api.History, error)
+	Reviews(ctx context.Context, session, run string) (api.Reviews, error)
+	Review(ctx context.Context, req api.ReviewRequest) (api.Review, error)
+	Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
+	Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error)
+	Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)
 	// PendingPath is the workspace file an open tool call's command names.
 	PendingPath(command string) string
 	// Subscribe streams the workspace's events until ctx ends or the
@@ -56,8 +57,8 @@ type Event struct {
 type Options struct {
 	// Assets is the page: index.html and what it loads.
 	Assets fs.FS
-	// Logf, if set, is told about refused requests.
-	Logf func(format string, args ...any)
+	// Log, if set, is told about refused requests (as warnings).
+	Log *slog.Logger
 }
 
 // Panel serves the web panel for a Source.
@@ -77,8 +78,8 @@ func New(src Source, opts Options) (*Panel, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("panel token: %w", err)
 	}
-	if opts.Logf == nil {
-		opts.Logf = func(string, ...any) {}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Panel{src: src, opts: opts, token: hex.EncodeToString(b), busy: map[string]bool{}}, nil
 }

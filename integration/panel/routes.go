@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // maxBody bounds a request's JSON body.
@@ -18,10 +19,10 @@ const maxBody = 1 << 20
 
 // RunView is GET /api/run: everything the run view shows.
 type RunView struct {
-	Run     drift.RunSummary `json:"run"`
-	Diff    drift.RunDiff    `json:"diff"`
-	Calls   []drift.ToolCall `json:"tool_calls"`
-	Reviews []drift.Review   `json:"reviews"`
+	Run     api.RunSummary `json:"run"`
+	Diff    api.RunDiff    `json:"diff"`
+	Calls   []api.ToolCall `json:"tool_calls"`
+	Reviews []api.Review   `json:"reviews"`
 	// Pending are the files open tool calls have named (an edit tool's
 	// file_path) but not changed yet.
 	Pending []Pending `json:"pending"`
@@ -54,7 +55,7 @@ func (p *Panel) routes(mux *http.ServeMux) {
 		"/api/history":      getHistory,
 		"/api/version-diff": getVersionDiff,
 		"/api/drift": func(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
-			return ws.Diff(ctx, drift.DiffRequest{Patch: true})
+			return ws.Diff(ctx, api.DiffRequest{Patch: true})
 		},
 	}
 	for path, fn := range reads {
@@ -111,11 +112,7 @@ func (p *Panel) serve(fn workspaceRoute, restoring bool) http.Handler {
 		}
 		v, err := fn(ctx, ws, r)
 		if err != nil {
-			code := http.StatusInternalServerError
-			if errors.Is(err, drift.ErrInvalid) {
-				code = http.StatusBadRequest
-			}
-			writeError(w, code, err.Error())
+			writeError(w, api.StatusOf(err), err.Error())
 			return
 		}
 		writeJSON(w, http.StatusOK, v)
@@ -159,7 +156,7 @@ func bodyOf(r *http.Request) *postBody {
 func decode[T any](r *http.Request) (T, error) {
 	var v T
 	if err := json.Unmarshal(bodyOf(r).raw, &v); err != nil {
-		return v, drift.Invalid(fmt.Errorf("malformed JSON body: %w", err))
+		return v, fault.Invalidf("malformed JSON body: %w", err)
 	}
 	return v, nil
 }
@@ -188,15 +185,15 @@ func getCheckpoints(ctx context.Context, ws Workspace, r *http.Request) (any, er
 	if s := q.Get("n"); s != "" {
 		var err error
 		if n, err = strconv.Atoi(s); err != nil || n < 0 || n > 10000 {
-			return nil, drift.Invalid(fmt.Errorf("n=%q is not a count up to 10000", s))
+			return nil, fault.Invalidf("n=%q is not a count up to 10000", s)
 		}
 	}
 	return ws.Checkpoints(ctx, q.Get("before"), n)
 }
 
-func runOf(r *http.Request) drift.RunRequest {
+func runOf(r *http.Request) api.RunRequest {
 	q := r.URL.Query()
-	return drift.RunRequest{Session: q.Get("session"), Run: q.Get("run")}
+	return api.RunRequest{Session: q.Get("session"), Run: q.Get("run")}
 }
 
 func getRun(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
@@ -210,9 +207,9 @@ func getRun(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(runs.Runs, func(rs drift.RunSummary) bool { return rs.SessionID == req.Session && rs.RunID == req.Run })
+	i := slices.IndexFunc(runs.Runs, func(rs api.RunSummary) bool { return rs.SessionID == req.Session && rs.RunID == req.Run })
 	if i < 0 {
-		return nil, drift.Invalid(fmt.Errorf("no run %s/%s", req.Session, req.Run))
+		return nil, fault.Invalidf("no run %s/%s", req.Session, req.Run)
 	}
 	v.Run = runs.Runs[i]
 	calls, err := ws.ToolCalls(ctx, req)
@@ -222,7 +219,7 @@ func getRun(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
 	v.Calls = calls.Calls
 	for _, c := range calls.Calls {
 		p := ws.PendingPath(c.Command)
-		if c.Open && p != "" && !slices.ContainsFunc(c.Changes, func(ch drift.Change) bool { return ch.Path == p }) {
+		if c.Open && p != "" && !slices.ContainsFunc(c.Changes, func(ch api.Change) bool { return ch.Path == p }) {
 			v.Pending = append(v.Pending, Pending{Path: p, ToolCallID: c.ToolCallID, Command: c.Command})
 		}
 	}
@@ -244,16 +241,16 @@ func getRunPatch(ctx context.Context, ws Workspace, r *http.Request) (any, error
 		}
 		for _, c := range calls.Calls {
 			if c.ToolCallID == call {
-				return drift.DiffResult{CheckpointID: "", PrevCheckpointID: c.CheckpointID, Files: c.Changes}, nil
+				return api.DiffResult{CheckpointID: "", PrevCheckpointID: c.CheckpointID, Files: c.Changes}, nil
 			}
 		}
-		return nil, drift.Invalid(fmt.Errorf("no tool call %s in run %s/%s", call, req.Session, req.Run))
+		return nil, fault.Invalidf("no tool call %s in run %s/%s", call, req.Session, req.Run)
 	}
 	d, err := ws.RunDiff(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	dr := drift.DiffRequest{From: d.PrevCheckpointID, To: d.CheckpointID, Patch: true}
+	dr := api.DiffRequest{From: d.PrevCheckpointID, To: d.CheckpointID, Patch: true}
 	if p := q.Get("path"); p != "" {
 		dr.Paths = []string{p}
 	}
@@ -261,27 +258,27 @@ func getRunPatch(ctx context.Context, ws Workspace, r *http.Request) (any, error
 }
 
 func getHistory(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
-	return ws.History(ctx, drift.HistoryRequest{Path: r.URL.Query().Get("path")})
+	return ws.History(ctx, api.HistoryRequest{Path: r.URL.Query().Get("path")})
 }
 
 func getVersionDiff(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
 	q := r.URL.Query()
-	return ws.VersionDiff(ctx, drift.VersionDiffRequest{Path: q.Get("path"), From: q.Get("from"), To: q.Get("to")})
+	return ws.VersionDiff(ctx, api.VersionDiffRequest{Path: q.Get("path"), From: q.Get("from"), To: q.Get("to")})
 }
 
 func postRestore(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
-	req, err := decode[drift.RestoreRequest](r)
+	req, err := decode[api.RestoreRequest](r)
 	if err != nil {
 		return nil, err
 	}
 	if req.ID == "" {
-		return nil, drift.Invalid(errors.New("checkpoint_id is required"))
+		return nil, fault.Invalidf("checkpoint_id is required")
 	}
 	return ws.Restore(ctx, req)
 }
 
 func postRevert(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
-	req, err := decode[drift.RevertRequest](r)
+	req, err := decode[api.RevertRequest](r)
 	if err != nil {
 		return nil, err
 	}
@@ -289,11 +286,11 @@ func postRevert(ctx context.Context, ws Workspace, r *http.Request) (any, error)
 }
 
 func postUndo(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
-	return ws.Undo(ctx, drift.RestoreRequest{DryRun: bodyOf(r).DryRun})
+	return ws.Undo(ctx, api.RestoreRequest{DryRun: bodyOf(r).DryRun})
 }
 
 func postReview(ctx context.Context, ws Workspace, r *http.Request) (any, error) {
-	req, err := decode[drift.ReviewRequest](r)
+	req, err := decode[api.ReviewRequest](r)
 	if err != nil {
 		return nil, err
 	}

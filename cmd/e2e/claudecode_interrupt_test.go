@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// lastRunJSON is status's last_run.
+type lastRunJSON struct {
+	LastRun *struct {
+		SessionID string `json:"session_id"`
+		RunID     string `json:"run_id"`
+		Open      bool   `json:"open"`
+	} `json:"last_run"`
+}
+
+// followWait bounds how long the transcript follower may take to end an
+// interrupted run (it polls every 100 ms).
+const followWait = 5 * time.Second
+
+// waitRunEnded waits until the run is no longer open.
+func waitRunEnded(t *testing.T, ws *workspace, session, run string, within time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for {
+		var st lastRunJSON
+		ws.ckptJSON(&st, "status")
+		if st.LastRun != nil && st.LastRun.RunID == run && !st.LastRun.Open {
+			return time.Since(start)
+		}
+		if time.Since(start) > within {
+			t.Fatalf("run %s/%s still open %s after it should have ended (last_run %+v)", session, run, within, st.LastRun)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestClaudeCodeInterrupt interrupts the real CLI during a tool call, as
+// Esc does (the SDK's interrupt request): Claude Code sends no PostToolUse
+// and no Stop, and records the interrupt in the transcript. The run ends
+// at once all the same, so the person's edit afterwards is drift, told to
+// the agent at the next prompt, and reverting the interrupted turn takes
+// back only what the agent wrote.
+func TestClaudeCodeInterrupt(t *testing.T) {
+	claudeBinary(t)
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("a.txt", "a\n")
+		c := newClaudeSession(t, ws, map[string][]apiReply{
+			"t1": {
+				{tools: []apiToolUse{{id: "toolu_slow", name: "Bash", input: map[string]any{"command": "echo by the agent > x.txt; sleep 60", "description": "slow"}}}},
+				{text: "never reached"},
+			},
+			"t2": {
+				{tools: []apiToolUse{{id: "toolu_z", name: "Bash", input: map[string]any{"command": "echo z > z.txt", "description": "z"}}}},
+				{text: "turn 2 done"},
+			},
+		}, false)
+		ws.start()
+		before := ws.tree()
+		p := c.startInteractive()
+		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t1]] go"}}`)
+		p.waitFile(ws.path("x.txt"))
+		time.Sleep(200 * time.Millisecond) // the PreToolUse hook has returned: the command runs
+		p.send(`{"type":"control_request","request_id":"int-1","request":{"subtype":"interrupt"}}`)
+		took := waitRunEnded(t, ws, c.id, "turn-1", 10*time.Second)
+		t.Logf("the interrupted run ended %s after the interrupt was sent", took.Round(time.Millisecond))
+
+		ws.write("p.txt", "by the person\n")
+		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t2]] next"}}`)
+		p.waitFile(ws.path("z.txt"))
+		p.close()
+
+		var r1, r2 runDiffJSON
+		ws.ckptJSON(&r1, "diff", "--session", c.id, "--run", "turn-1")
+		assertChanges(t, "interrupted turn-1", r1.Files, want("added x.txt"))
+		ws.ckptJSON(&r2, "diff", "--session", c.id, "--run", "turn-2")
+		assertChanges(t, "turn-2", r2.Files, want("added z.txt"))
+		if pr := firstPrompt(c.api, "t2"); !strings.Contains(pr, `added: \"p.txt\"`) {
+			t.Errorf("turn 2's prompt does not tell the agent of the person's p.txt:\n%s", pr)
+		}
+		afterT2 := ws.tree()
+		var rv revertJSON
+		ws.ckptJSON(&rv, "revert", "--session", c.id, "--run", "turn-1", "--yes")
+		wantTree := afterT2
+		delete(wantTree, "x.txt")
+		assertTree(t, "after revert of the interrupted turn", wantTree, ws.tree())
+		if !ws.exists("p.txt") || before["a.txt"] != ws.tree()["a.txt"] {
+			t.Errorf("revert of turn-1 touched the person's files")
+		}
+	})
+}
+
+// TestClaudeCodeStopFailure: an API error ends the turn with StopFailure,
+// not Stop; the run ends there, while the CLI is still up, so the person's
+// edit afterwards is drift.
+func TestClaudeCodeStopFailure(t *testing.T) {
+	claudeBinary(t)
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		c := newClaudeSession(t, ws, map[string][]apiReply{
+			"t1": {
+				{tools: []apiToolUse{{id: "toolu_w", name: "Bash", input: map[string]any{"command": "echo w > w.txt", "description": "w"}}}},
+				{status: 400},
+			},
+		}, true)
+		ws.start()
+		// Driven through stdin, the CLI stays up after the turn: no
+		// SessionEnd ends the run for it.
+		p := c.startInteractive()
+		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t1]] go"}}`)
+		p.waitResult()
+		waitRunEnded(t, ws, c.id, "turn-1", 5*time.Second)
+		p.close()
+		names, _ := c.recordedPayloads()
+		var events []string
+		for _, n := range names {
+			_, ev, _ := strings.Cut(strings.TrimSuffix(n, ".json"), "-")
+			events = append(events, ev)
+		}
+		if got := strings.Join(events, " "); !strings.Contains(got, "PostToolUse StopFailure") || strings.Contains(got, " Stop ") {
+			t.Fatalf("the CLI sent %s; want PostToolUse then StopFailure and no Stop", got)
+		}
+		ws.write("p.txt", "by the person\n")
+		var r1 runDiffJSON
+		ws.ckptJSON(&r1, "diff", "--session", c.id, "--run", "turn-1")
+		assertChanges(t, "turn-1", r1.Files, want("added w.txt"))
+		if st := ws.status(); !st.Drifted {
+			t.Errorf("status: not drifted after the person's edit following a failed turn")
+		}
+	})
+}

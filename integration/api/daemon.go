@@ -1,0 +1,115 @@
+package api
+
+import (
+	"slices"
+	"time"
+)
+
+// Health is GET /v1/health: the daemon and the workspaces it serves.
+type Health struct {
+	Version       string            `json:"version"`
+	PID           int               `json:"pid"`
+	StartedAt     time.Time         `json:"started_at"`
+	UptimeSeconds int64             `json:"uptime_seconds"`
+	Workspaces    []WorkspaceHealth `json:"workspaces"`
+}
+
+// Serves reports whether the daemon serves root (or is opening it).
+func (h Health) Serves(root string) bool {
+	return slices.ContainsFunc(h.Workspaces, func(w WorkspaceHealth) bool { return w.Root == root })
+}
+
+// Workspace states in WorkspaceHealth.
+const (
+	StateOpening = "opening" // being opened (the first import runs): requests wait
+	StateReady   = "ready"
+)
+
+// WorkspaceHealth is one served workspace.
+type WorkspaceHealth struct {
+	Root        string        `json:"root"`
+	State       string        `json:"state"`
+	Subscribers int           `json:"subscribers"`
+	Watcher     *WatcherStats `json:"watcher,omitempty"`
+}
+
+// WatcherStats is the health of a workspace's watcher.
+type WatcherStats struct {
+	Ready       bool      `json:"ready"` // the initial reconcile is done
+	WatchedDirs int       `json:"watched_dirs"`
+	QueueDepth  int       `json:"queue_depth"`
+	Overflows   int64     `json:"overflows"`
+	Rewalks     int64     `json:"rewalks"`
+	Events      int64     `json:"events"`
+	LastError   string    `json:"last_error,omitempty"`
+	LastErrorAt time.Time `json:"last_error_at,omitzero"`
+	// ConfigError is why the workspace's ckpt.yaml on disk is not in force
+	// (the daemon keeps the settings it had); "" when it is.
+	ConfigError string `json:"config_error,omitempty"`
+}
+
+// AddWorkspacesRequest is POST /v1/workspaces.
+type AddWorkspacesRequest struct {
+	Workspaces []string `json:"workspaces"`
+}
+
+// AddWorkspacesResult says, for each requested root, whether it was newly
+// added (false: the daemon served it already).
+type AddWorkspacesResult struct {
+	Workspaces []AddedWorkspace `json:"workspaces"`
+}
+
+// AddedWorkspace is one root of AddWorkspacesResult.
+type AddedWorkspace struct {
+	Root  string `json:"root"`
+	Added bool   `json:"added"`
+}
+
+// Event types.
+const (
+	EventChange     = "change"
+	EventCheckpoint = "checkpoint"
+	EventRestore    = "restore"
+	EventLost       = "lost" // events were dropped for this subscriber
+)
+
+// Event is one server-sent event of GET /v1/events.
+type Event struct {
+	Type       string         `json:"type"`
+	Workspace  string         `json:"workspace"`
+	Time       time.Time      `json:"time"`
+	Change     *ChangeEvent   `json:"change,omitempty"`
+	Checkpoint *Checkpoint    `json:"checkpoint,omitempty"`
+	Restore    *RestoreResult `json:"restore,omitempty"`
+	Lost       int64          `json:"lost,omitempty"` // how many events were dropped
+}
+
+// ChangeEvent is one captured change and whom it is attributed to.
+type ChangeEvent struct {
+	Seq        uint64 `json:"seq"`
+	Path       string `json:"path"`
+	Kind       string `json:"kind"`
+	By         string `json:"by"` // "person", "run" or "restore"
+	SessionID  string `json:"session_id,omitempty"`
+	RunID      string `json:"run_id,omitempty"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// SharedWith: the other runs and tool calls open when the change was
+	// captured (the ids above name the newest); any of them may have made it.
+	SharedWith []Party `json:"shared_with,omitempty"`
+}
+
+// ErrorBody is every error answer.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
+
+// RunBody names a run: POST /v1/run/start and /v1/run/end.
+type RunBody struct {
+	Session string `json:"session_id"`
+	Run     string `json:"run_id"`
+}
+
+// CheckpointBody is POST /v1/checkpoint.
+type CheckpointBody struct {
+	Message string `json:"message,omitempty"`
+}

@@ -1,0 +1,166 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ckptdev/ckpt/integration/api"
+	"sync"
+)
+
+// ErrNoDaemon means there is no socket to talk to.
+var ErrNoDaemon = errors.New("no ckptd socket")
+
+// Client talks to a daemon over its socket. Its methods are safe for
+// concurrent use.
+type Client struct {
+	socket string
+	tr     *http.Transport
+	hc     *http.Client
+	warn   func(msg string)
+	warned sync.Once
+}
+
+// Options tune a Client.
+type Options struct {
+	// VersionWarning, if set, is told once, in one line, when the daemon
+	// answers with a version header other than this binary's api.Version
+	// (or none): the two may not agree on the API.
+	VersionWarning func(msg string)
+}
+
+// Dial returns a client for the daemon at socketPath. It only checks that
+// the socket exists (ErrNoDaemon if not), so it costs almost nothing when
+// no daemon runs; the first call connects. Every connection's peer must
+// run as this process's uid: another's is refused with ErrForeignDaemon
+// before a byte is sent.
+func Dial(socketPath string, o Options) (*Client, error) {
+	fi, err := os.Stat(socketPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w at %s", ErrNoDaemon, socketPath)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Type() != fs.ModeSocket {
+		return nil, fmt.Errorf("%w: %s is not a socket", ErrNoDaemon, socketPath)
+	}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return dialOwn(ctx, socketPath)
+		},
+		DisableCompression:  true,
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &Client{socket: socketPath, tr: tr, hc: &http.Client{Transport: tr}, warn: o.VersionWarning}, nil
+}
+
+// checkVersion compares the version an answer carries with this binary's,
+// and warns the first time they differ.
+func (c *Client) checkVersion(resp *http.Response) {
+	if c.warn == nil {
+		return
+	}
+	if err := api.CheckVersion(resp.Header.Get(api.VersionHeader)); err != nil {
+		c.warned.Do(func() { c.warn(err.Error()) })
+	}
+}
+
+// Close lets go of the client's idle connections.
+func (c *Client) Close() error {
+	c.tr.CloseIdleConnections()
+	return nil
+}
+
+// Health is GET /v1/health.
+func (c *Client) Health(ctx context.Context) (api.Health, error) {
+	var h api.Health
+	return h, c.do(ctx, http.MethodGet, "/v1/health", nil, nil, &h)
+}
+
+// AddWorkspaces asks the daemon to serve these workspaces (absolute paths),
+// importing them the first time; it returns once they are served.
+func (c *Client) AddWorkspaces(ctx context.Context, roots []string) (api.AddWorkspacesResult, error) {
+	var res api.AddWorkspacesResult
+	return res, c.do(ctx, http.MethodPost, "/v1/workspaces", nil, api.AddWorkspacesRequest{Workspaces: roots}, &res)
+}
+
+// do makes one call: the body (if any) as JSON, the answer into out. An
+// error answer becomes an error with the daemon's message; a 400 is
+// api.ErrInvalid.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	u := "http://ckptd" + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return err
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		err = unwrapURLError(err)
+		if errors.Is(err, ErrForeignDaemon) {
+			return err
+		}
+		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
+	}
+	defer resp.Body.Close()
+	c.checkVersion(resp)
+	if resp.StatusCode/100 != 2 {
+		return answerError(resp)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("ckptd at %s: malformed answer to %s: %w", c.socket, path, err)
+	}
+	return nil
+}
+
+// answerError turns an error answer into an error.
+func answerError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var eb api.ErrorBody
+	msg := strings.TrimSpace(string(b))
+	if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
+		msg = eb.Error
+	}
+	if msg == "" {
+		msg = resp.Status
+	}
+	return api.ErrorOf(resp.StatusCode, msg)
+}
+
+// unwrapURLError drops net/http's "Get "http://ckptd/...":" prefix.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// maxErrorBody bounds how much of an error answer is read.
+const maxErrorBody = 1 << 20

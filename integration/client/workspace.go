@@ -1,0 +1,117 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/ckptdev/ckpt/integration/api"
+)
+
+// WorkspaceClient is the daemon's API for one workspace. Its methods have
+// the signatures of drift.Engine's (and of the CLI's backend).
+type WorkspaceClient struct {
+	c    *Client
+	root string
+}
+
+// Workspace returns the client for the workspace at root (absolute).
+func (c *Client) Workspace(root string) *WorkspaceClient {
+	return &WorkspaceClient{c: c, root: root}
+}
+
+// Root is the workspace's root.
+func (w *WorkspaceClient) Root() string { return w.root }
+
+func (w *WorkspaceClient) query(kv ...string) url.Values {
+	q := url.Values{"workspace": {w.root}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	return q
+}
+
+// call makes one engine call for the workspace and decodes a T.
+func call[T any](ctx context.Context, w *WorkspaceClient, method, path string, q url.Values, in any) (T, error) {
+	var out T
+	err := w.c.do(ctx, method, path, q, in, &out)
+	return out, err
+}
+
+// Status is GET /v1/status.
+func (w *WorkspaceClient) Status(ctx context.Context) (api.Status, error) {
+	return call[api.Status](ctx, w, http.MethodGet, "/v1/status", w.query(), nil)
+}
+
+// Checkpoint is POST /v1/checkpoint.
+func (w *WorkspaceClient) Checkpoint(ctx context.Context, message string) (api.Checkpoint, error) {
+	return call[api.Checkpoint](ctx, w, http.MethodPost, "/v1/checkpoint", w.query(), api.CheckpointBody{Message: message})
+}
+
+// Rescan is POST /v1/rescan: the daemon re-walks the workspace before it
+// answers.
+func (w *WorkspaceClient) Rescan(ctx context.Context) error {
+	_, err := call[struct{}](ctx, w, http.MethodPost, "/v1/rescan", w.query(), nil)
+	return err
+}
+
+// Log is GET /v1/log.
+func (w *WorkspaceClient) Log(ctx context.Context, n int) (api.Log, error) {
+	return call[api.Log](ctx, w, http.MethodGet, "/v1/log", w.query("n", strconv.Itoa(n)), nil)
+}
+
+// Show is GET /v1/show.
+func (w *WorkspaceClient) Show(ctx context.Context, id string) (api.Show, error) {
+	return call[api.Show](ctx, w, http.MethodGet, "/v1/show", w.query("id", id), nil)
+}
+
+// Diff is POST /v1/diff.
+func (w *WorkspaceClient) Diff(ctx context.Context, req api.DiffRequest) (api.DiffResult, error) {
+	return call[api.DiffResult](ctx, w, http.MethodPost, "/v1/diff", w.query(), req)
+}
+
+// RunDiff is POST /v1/run/diff.
+func (w *WorkspaceClient) RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error) {
+	return call[api.RunDiff](ctx, w, http.MethodPost, "/v1/run/diff", w.query(), req)
+}
+
+// RunStart is POST /v1/run/start.
+func (w *WorkspaceClient) RunStart(ctx context.Context, session, run string) (api.RunStart, error) {
+	return call[api.RunStart](ctx, w, http.MethodPost, "/v1/run/start", w.query(), api.RunBody{Session: session, Run: run})
+}
+
+// RunEnd is POST /v1/run/end.
+func (w *WorkspaceClient) RunEnd(ctx context.Context, session, run string) (api.RunEnd, error) {
+	return call[api.RunEnd](ctx, w, http.MethodPost, "/v1/run/end", w.query(), api.RunBody{Session: session, Run: run})
+}
+
+// ToolStart is POST /v1/tool/start.
+func (w *WorkspaceClient) ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error) {
+	return call[api.Checkpoint](ctx, w, http.MethodPost, "/v1/tool/start", w.query(), req)
+}
+
+// ToolEnd is POST /v1/tool/end.
+func (w *WorkspaceClient) ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error) {
+	return call[api.ToolEnd](ctx, w, http.MethodPost, "/v1/tool/end", w.query(), req)
+}
+
+// Restore is POST /v1/restore.
+func (w *WorkspaceClient) Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
+	return call[api.RestoreResult](ctx, w, http.MethodPost, "/v1/restore", w.query(), req)
+}
+
+// Undo is POST /v1/undo.
+func (w *WorkspaceClient) Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
+	return call[api.RestoreResult](ctx, w, http.MethodPost, "/v1/undo", w.query(), req)
+}
+
+// Revert is POST /v1/revert.
+func (w *WorkspaceClient) Revert(ctx context.Context, req api.RevertRequest) (api.RevertResult, error) {
+	return call[api.RevertResult](ctx, w, http.MethodPost, "/v1/revert", w.query(), req)
+}
+
+// History is GET /v1/history.
+func (w *WorkspaceClient) History(ctx context.Context, req api.HistoryRequest) (api.History, error) {
+	return call[api.History](ctx, w, http.MethodGet, "/v1/history", w.query("path", req.Path, "n", strconv.Itoa(req.N)), nil)
+}

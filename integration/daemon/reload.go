@@ -1,0 +1,126 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/watcher"
+)
+
+// liveConfig is the configuration a watched workspace runs with, as the
+// daemon reloads it while it runs.
+type liveConfig struct {
+	reload func() (*config.Config, error) // nil: never reloaded
+
+	mu  sync.Mutex
+	cfg *config.Config // the settings in force
+	err string         // why the file on disk is not in force; "" = it is
+
+	retention   atomic.Int64 // time.Duration
+	syncTimeout atomic.Int64 // time.Duration
+}
+
+func newLiveConfig(cfg *config.Config, reload func() (*config.Config, error)) *liveConfig {
+	lc := &liveConfig{cfg: cfg, reload: reload}
+	lc.retention.Store(int64(cfg.Retention))
+	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
+	return lc
+}
+
+// ConfigError is why the workspace's configuration on disk is not in
+// force (the daemon keeps the settings it had); "" when it is.
+func (wd *Watched) ConfigError() string {
+	wd.live.mu.Lock()
+	defer wd.live.mu.Unlock()
+	return wd.live.err
+}
+
+// reloadConfig reads the workspace's configuration again and puts what
+// changed into force: ignore rules (the workspace is re-walked),
+// max_file_size, the watcher's timings, retention and sync_timeout. An
+// invalid file changes nothing: the error is kept for status and logged
+// once. queue_size and lock_timeout take effect at the next start.
+func (wd *Watched) reloadConfig() {
+	lc := wd.live
+	if lc.reload == nil {
+		return
+	}
+	cfg, err := lc.reload()
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if err != nil {
+		if lc.err != err.Error() {
+			wd.log(slog.LevelWarn, "the workspace's configuration is invalid; keeping the previous settings: %v", err)
+		}
+		lc.err = err.Error()
+		return
+	}
+	if lc.err != "" {
+		wd.log(slog.LevelInfo, "the workspace's configuration is valid again")
+		lc.err = ""
+	}
+	old := lc.cfg
+	if sameSettings(old, cfg) {
+		return
+	}
+	lc.cfg = cfg
+	s := watcher.Settings{Debounce: cfg.Debounce, MaxDelay: cfg.MaxDelay, RescanInterval: cfg.RescanInterval}
+	if !slices.Equal(old.Ignore, cfg.Ignore) || old.StateDir != cfg.StateDir || old.Socket != cfg.Socket {
+		s.Ignorer = local.Ignorer(cfg, wd.Workspace.Root())
+	}
+	wd.Watcher.Reconfigure(s)
+	if old.MaxFileSize != cfg.MaxFileSize {
+		wd.Workspace.SetMaxFileSize(cfg.MaxFileSize)
+	}
+	lc.retention.Store(int64(cfg.Retention))
+	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
+	wd.log(slog.LevelInfo, "reloaded the workspace's configuration: ignore %q, max_file_size %d, debounce %s, max_delay %s, rescan_interval %s, sync_timeout %s, retention %s",
+		cfg.Ignore, cfg.MaxFileSize, cfg.Debounce, cfg.MaxDelay, cfg.RescanInterval, cfg.SyncTimeout, cfg.Retention)
+	if old.QueueSize != cfg.QueueSize {
+		wd.log(slog.LevelWarn, "queue_size %d takes effect when the daemon restarts", cfg.QueueSize)
+	}
+}
+
+// sameSettings reports whether two configurations run a watched workspace
+// alike (Files aside: which files were read does not matter).
+func sameSettings(a, b *config.Config) bool {
+	return slices.Equal(a.Ignore, b.Ignore) && a.StateDir == b.StateDir && a.Socket == b.Socket &&
+		a.MaxFileSize == b.MaxFileSize && a.Debounce == b.Debounce && a.MaxDelay == b.MaxDelay &&
+		a.RescanInterval == b.RescanInterval && a.SyncTimeout == b.SyncTimeout &&
+		a.LockTimeout == b.LockTimeout && a.QueueSize == b.QueueSize && a.LogLevel == b.LogLevel &&
+		a.Retention == b.Retention
+}
+
+// log logs one line about the workspace at level.
+func (wd *Watched) log(level slog.Level, format string, args ...any) {
+	wd.logger.Log(context.Background(), level, wd.Workspace.Root()+": "+fmt.Sprintf(format, args...))
+}
+
+// reloadingSink is the workspace as the watcher's sink: it reloads the
+// workspace's configuration when the watcher captures its file (after the
+// file settled, so a half-written file is not read), and at every full
+// re-walk (which covers a file the ignore rules hide).
+type reloadingSink struct{ wd *Watched }
+
+func (s reloadingSink) Capture(ctx context.Context, paths []string) error {
+	if _, found := slices.BinarySearch(paths, local.WorkspaceConfigFile); found {
+		s.wd.reloadConfig()
+	}
+	return s.wd.Workspace.Capture(ctx, paths)
+}
+
+func (s reloadingSink) Reconcile(ctx context.Context, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error {
+	s.wd.reloadConfig()
+	return s.wd.Workspace.Reconcile(ctx, walk)
+}
+
+// durationOf reads an atomic duration.
+func durationOf(v *atomic.Int64) time.Duration { return time.Duration(v.Load()) }
