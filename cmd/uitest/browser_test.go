@@ -157,9 +157,25 @@ func (p *page) str(expr string) string {
 	return js[string](p, `String(`+expr+`)`)
 }
 
+// click clicks the element sel names. A re-render (a live update) may
+// replace the element between finding it and clicking it: then the click
+// finds the new one and tries again.
 func (p *page) click(sel string) {
 	p.t.Helper()
-	p.run(chromedp.Click(chromedp.CSS(sel)))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		ctx, cancel := context.WithDeadline(p.ctx, deadline)
+		err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "Could not find node with given id") || time.Now().After(deadline) {
+			p.shot("failed")
+			p.t.Fatalf("browser: click %s: %v", sel, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // row is the selector of a file's row in the run view.
