@@ -36,6 +36,7 @@ var keys = []key{
 	{"queue_size", 65536, parseQueue, func(c *Config, v any) { c.QueueSize = v.(int) }},
 	{"log_level", "info", parseLevel, func(c *Config, v any) { c.LogLevel = v.(string) }},
 	{"retention", time.Duration(0), parseDur, func(c *Config, v any) { c.Retention = v.(time.Duration) }},
+	{"ui_addr", "127.0.0.1:0", parseUIAddr, func(c *Config, v any) { c.UiAddr = v.(string) }},
 }
 
 func lookupKey(name string) *key {

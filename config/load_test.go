@@ -114,6 +114,7 @@ func TestLoadDefaults(t *testing.T) {
 				LockTimeout:    30 * time.Second,
 				QueueSize:      65536,
 				LogLevel:       "info",
+				UiAddr:         "127.0.0.1:0",
 			}
 			if !reflect.DeepEqual(c, want) {
 				t.Errorf("Load = %+v\nwant %+v", c, want)

@@ -161,11 +161,12 @@ func (e *Engine) runDiff(rec store.Run, to, warning string, patch bool) (api.Run
 	if warning == "" && rec.Drifted {
 		d.Warning = driftWarning(len(rec.Drift), base.ID)
 	}
-	for i, fc := range fcs {
-		d.Files[i].CheckpointID = base.ID
-		if cp, err := e.ws.CheckpointBefore(fc.First.Seq); err == nil && cp.Seq >= base.Seq {
-			d.Files[i].CheckpointID = cp.ID
-		}
+	ids, err := e.firstTouches(base, fcs)
+	if err != nil {
+		return api.RunDiff{}, err
+	}
+	for i := range fcs {
+		d.Files[i].CheckpointID = ids[i]
 	}
 	if patch {
 		e.addPatches(d.Files, fcs)

@@ -10,6 +10,9 @@
 //	                              rules, drift), the same for the daemon, the
 //	                              embedded client and the bench; the state directory
 //	integration/hooks/claudecode  the Claude Code hook adapter (pure: cmd/ckpt runs it)
+//	integration/panel             the web panel's HTTP handler (imports api; the
+//	                              daemon builds it over its workspaces)
+//	integration/web               the panel's page, embedded
 //	integration/service           the systemd user unit
 //
 // Arrows point one way: api is the leaf every other part may import; the

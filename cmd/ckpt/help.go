@@ -34,6 +34,13 @@ var commandHelp = map[string]struct {
 	"history": {"inspect", `  ckpt history src/main.go
   ckpt history -n 3 -- -odd-name.txt
   ckpt restore @42 src/main.go       # bring back a version it lists`},
+	"ui": {"inspect", `  ckpt ui                    # open the panel in the browser (starts ckptd if needed)
+  ckpt ui --no-browser       # only print its URL
+  ckpt ui -C ~/src/project --json`},
+	"review": {"inspect", `  ckpt review --session s1 --run r1
+  ckpt review --session s1 --run r1 --accept src/a.go src/b.go
+  ckpt review --session s1 --run r1 --reject -- -odd-name.txt
+  ckpt review --session s1 --run r1 --clear src/a.go`},
 	"checkpoint": {"undo", `  ckpt checkpoint
   ckpt checkpoint -m "before the refactor"`},
 	"restore": {"undo", `  ckpt restore c0123456789ab               # undo what runs changed since it

@@ -85,6 +85,8 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newIntegrateCommand(g),
 		newMCPCommand(g),
 		newVersionCommand(g),
+		newUICommand(g),
+		newReviewCommand(g),
 	)
 	decorate(root)
 	return root

@@ -51,6 +51,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	pf.String("state-dir", "", "state directory (stores, lock, socket)")
 	pf.String("socket", "", "the socket to serve (default <state directory>/ckptd.sock)")
 	pf.String("log-level", "", "debug, info, warn or error (default info)")
+	pf.String("ui-addr", "", "the web panel's loopback address (default 127.0.0.1:0, a free port)")
 	root.AddCommand(newWatchCommand(g), newInstallServiceCommand(g), newVersionCommand(g))
 	for _, c := range root.Commands() {
 		c.Example = examples[c.Name()]

@@ -24,6 +24,8 @@
 //	POST /v1/revert                  RevertResult      RevertRequest
 //	GET  /v1/history?path=P&n=N      History
 //	GET  /v1/health                  Health
+//	POST /v1/review                  Review            ReviewRequest
+//	GET  /v1/reviews?session=S&run=R Reviews
 //	POST /v1/workspaces              AddWorkspacesResult  AddWorkspacesRequest
 //	GET  /v1/events?workspace=ROOT   server-sent Events
 //

@@ -79,6 +79,8 @@ func (d *Daemon) Run(roots []string) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- d.srv.Serve(ln) }()
+	stopPanel := d.startPanel()
+	defer stopPanel() // also before shutdown, below: the stores close after the panel
 	d.log.Info("ckptd started", "version", api.Version, "pid", os.Getpid(), "socket", d.opts.Base.Socket, "state_dir", d.opts.Base.StateDir)
 
 	_, err = d.srv.Open(withProgress(d.ctx), roots)
@@ -95,9 +97,11 @@ func (d *Daemon) Run(roots []string) error {
 	select {
 	case <-d.ctx.Done():
 	case err = <-served:
+		stopPanel()
 		d.shutdown()
 		return fmt.Errorf("serve %s: %w", d.opts.Base.Socket, err)
 	}
+	stopPanel()
 	return d.shutdown()
 }
 

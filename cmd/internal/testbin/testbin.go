@@ -4,7 +4,8 @@
 // go test ./cmd/... runs several test binaries (cmd/e2e, cmd/ckptd,
 // cmd/ckpt), each of which needs the real binaries. Build links them into a
 // directory under os.TempDir() named by a hash of everything they are built
-// from: the module's Go sources (test files excluded), go.mod, go.sum, the
+// from: the module's Go sources (test files excluded), the page files it
+// embeds (.html, .css, .js), go.mod, go.sum, the
 // module's path and the Go toolchain and build environment. A lock file next
 // to that directory serializes test binaries running in parallel: the first
 // builds, the others wait and reuse what it built. A directory is complete
@@ -180,7 +181,7 @@ func sourceHash(module, goBin string) (string, error) {
 			}
 			return nil
 		}
-		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || name == "go.mod" || name == "go.sum" {
+		if (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) || name == "go.mod" || name == "go.sum" || embedded(name) {
 			return hashFile(h, module, p)
 		}
 		return nil
@@ -189,6 +190,17 @@ func sourceHash(module, goBin string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// embedded reports whether a file is of a kind the binaries embed (the web
+// panel's page and assets): it is built from too.
+func embedded(name string) bool {
+	for _, ext := range []string{".html", ".css", ".js"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 func hashFile(h hash.Hash, module, p string) error {
