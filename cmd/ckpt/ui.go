@@ -38,7 +38,7 @@ func newUICommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "Open the web panel: review every run and roll back any file",
-		Long: `Ui opens the web panel that ckptd serves for the workspace in the
+		Long: `ckpt ui opens the web panel that ckptd serves for the workspace in the
 browser ($BROWSER, else xdg-open) and prints its URL. If no daemon serves the
 workspace, it starts one (ckptd watch DIR, detached, logging to
 <state_dir>/ckptd.log) or asks the running one to add the workspace.
