@@ -106,9 +106,9 @@ func changeResult(verb, what string, r api.RevertResult) (*mcp.CallToolResult, C
 	var restored, failed []listed
 	for _, c := range r.Restored {
 		if c.Error != "" {
-			failed = append(failed, listed{c.Kind, c.Path})
+			failed = append(failed, listed{Label: c.Kind, Path: c.Path})
 		} else {
-			restored = append(restored, listed{c.Kind, c.Path})
+			restored = append(restored, listed{Label: c.Kind, Path: c.Path})
 		}
 	}
 	fmt.Fprintf(&b, "%s %s: %s changed.\n", verb, what, count(len(restored), "path"))
@@ -120,7 +120,7 @@ func changeResult(verb, what string, r api.RevertResult) (*mcp.CallToolResult, C
 	var left []listed
 	for _, c := range r.Conflicts {
 		if !done[c.Path] {
-			left = append(left, listed{c.Kind, c.Path})
+			left = append(left, listed{Label: c.Kind, Path: c.Path})
 		}
 	}
 	if len(left) > 0 {
@@ -129,7 +129,7 @@ func changeResult(verb, what string, r api.RevertResult) (*mcp.CallToolResult, C
 	}
 	var refused []listed
 	for _, c := range r.Refused {
-		refused = append(refused, listed{c.Kind, c.Path})
+		refused = append(refused, listed{Label: c.Kind, Path: c.Path})
 	}
 	refused = append(refused, failed...)
 	if out.UndoHint != "" {

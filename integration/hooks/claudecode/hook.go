@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ckptdev/ckpt/integration/agenttext"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks/payload"
 	"github.com/ckptdev/ckpt/internal/plural"
@@ -31,8 +32,8 @@ const (
 	EventSessionEnd         = "SessionEnd"
 )
 
-// maxListed bounds the paths listed in a context message.
-const maxListed = 50
+// maxListed bounds the paths listed in a context message (agenttext).
+const maxListed = agenttext.MaxListed
 
 // HookInput is one hook payload: the common fields and those of the events
 // ckpt handles. Unknown fields are ignored; optional fields of the wrong
