@@ -118,15 +118,24 @@ func (ws *Workspace) Restore(ctx context.Context, target store.Checkpoint, opts 
 		return res, err
 	}
 	res.Guard = guard
+	err = ws.applyGuarded(in, opts.Paths, settle, &res)
+	return res, err
+}
+
+// applyGuarded applies a restore (or revert) whose guard is cut and whose
+// intent is persisted: it tells of the guard, writes the intent's paths,
+// marks each item of res that failed, and tells of the changes and of the
+// restore.
+func (ws *Workspace) applyGuarded(in store.Intent, paths Filter, settle *settled, res *RestoreResult) error {
 	ws.emit(Event{Type: "checkpoint", Checkpoint: &res.Guard})
 	head := ws.st.Head()
-	failed, err := ws.finish(in, opts.Paths, settle)
+	failed, err := ws.finish(in, paths, settle)
 	for i := range res.Restored {
 		res.Restored[i].Err = failed[res.Restored[i].Path]
 	}
 	ws.emitChanges(head, ws.st.Head())
-	ws.emit(Event{Type: "restore", Restore: &res})
-	return res, err
+	ws.emit(Event{Type: "restore", Restore: res})
+	return err
 }
 
 // plan turns the changes since the target into the actions that undo

@@ -82,14 +82,7 @@ func (ws *Workspace) Revert(ctx context.Context, opts RevertOptions) (RevertResu
 	if err != nil {
 		return res, err
 	}
-	ws.emit(Event{Type: "checkpoint", Checkpoint: &res.Guard})
-	head := ws.st.Head()
-	failed, err := ws.finish(in, in.Paths, nil)
-	for i := range res.Restored {
-		res.Restored[i].Err = failed[res.Restored[i].Path]
-	}
-	ws.emitChanges(head, ws.st.Head())
-	ws.emit(Event{Type: "restore", Restore: &res.RestoreResult})
+	err = ws.applyGuarded(in, in.Paths, nil, &res.RestoreResult)
 	return res, err
 }
 
