@@ -63,7 +63,8 @@ func baseEnv(work string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "XDG_CONFIG_HOME="+filepath.Join(work, "xdg-config"))
+	// The embedded figures stay embedded: the bench starts its daemons.
+	return append(env, "XDG_CONFIG_HOME="+filepath.Join(work, "xdg-config"), "CKPT_AUTOSTART=0")
 }
 
 // shadow is the shadow-git approach: a GIT_DIR outside the workspace whose

@@ -25,6 +25,7 @@ type Config struct {
 	LogLevel       string        // log_level: debug|info|warn|error. Default info
 	Retention      time.Duration // retention: checkpoints older than this may be pruned (guards and run baselines of the last 24h are always kept); 0 keeps everything. Default 0
 	UiAddr         string        // ui_addr: the web panel's loopback address (ckpt ui). Default 127.0.0.1:0, a free port
+	Autostart      bool          // autostart: a command that finds no daemon starts ckptd for the workspace in the background. Default true
 	// Files lists the config files that were read, lowest precedence first.
 	Files []string
 }

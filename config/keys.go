@@ -37,6 +37,7 @@ var keys = []key{
 	{"log_level", "info", parseLevel, func(c *Config, v any) { c.LogLevel = v.(string) }},
 	{"retention", time.Duration(0), parseDur, func(c *Config, v any) { c.Retention = v.(time.Duration) }},
 	{"ui_addr", "127.0.0.1:0", parseUIAddr, func(c *Config, v any) { c.UiAddr = v.(string) }},
+	{"autostart", true, parseBool, func(c *Config, v any) { c.Autostart = v.(bool) }},
 }
 
 func lookupKey(name string) *key {
@@ -174,6 +175,24 @@ func parseQueue(raw any, _, _ string) (any, error) {
 		return nil, fmt.Errorf("invalid number %q (want a positive integer)", s)
 	}
 	return n, nil
+}
+
+// parseBool takes true/false, yes/no, on/off or 1/0 (YAML gives a bool).
+func parseBool(raw any, _, _ string) (any, error) {
+	if b, ok := raw.(bool); ok {
+		return b, nil
+	}
+	s, err := scalar(raw)
+	if err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return nil, fmt.Errorf("invalid boolean %q (use true or false)", s)
 }
 
 func parseLevel(raw any, _, _ string) (any, error) {

@@ -115,6 +115,7 @@ func TestLoadDefaults(t *testing.T) {
 				QueueSize:      65536,
 				LogLevel:       "info",
 				UiAddr:         "127.0.0.1:0",
+				Autostart:      true,
 			}
 			if !reflect.DeepEqual(c, want) {
 				t.Errorf("Load = %+v\nwant %+v", c, want)

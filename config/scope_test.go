@@ -58,8 +58,31 @@ func TestUserOnlyKeysElsewhere(t *testing.T) {
 		t.Errorf("StateDir, Socket = %q, %q; want the XDG file's", c.StateDir, c.Socket)
 	}
 	for _, k := range keys {
-		if got, want := UserOnly(k.name), k.name == "state_dir" || k.name == "socket"; got != want {
+		if got, want := UserOnly(k.name), k.name == "state_dir" || k.name == "socket" || k.name == "autostart"; got != want {
 			t.Errorf("UserOnly(%q) = %v, want %v", k.name, got, want)
 		}
+	}
+}
+
+// A workspace's ckpt.yaml may not turn autostart on or off; the user's file
+// and the environment may.
+func TestAutostartIsUserOnly(t *testing.T) {
+	e := newTestEnv(t)
+	writeFile(t, e.wsFile, "autostart: false\n")
+	if _, err := e.load(nil); err == nil || !strings.Contains(err.Error(), "autostart") {
+		t.Fatalf("a workspace file setting autostart: err = %v, want one naming autostart", err)
+	}
+	writeFile(t, e.wsFile, "ignore: [a]\n")
+	writeFile(t, e.xdgFile, "autostart: off\n")
+	if c, err := e.load(nil); err != nil || c.Autostart {
+		t.Fatalf("autostart: off in the user's file: Autostart = %v, %v; want false", c != nil && c.Autostart, err)
+	}
+	e.vars["CKPT_AUTOSTART"] = "1"
+	if c, err := e.load(nil); err != nil || !c.Autostart {
+		t.Fatalf("CKPT_AUTOSTART=1: Autostart = %v, %v; want true", c != nil && c.Autostart, err)
+	}
+	e.vars["CKPT_AUTOSTART"] = "maybe"
+	if _, err := e.load(nil); err == nil {
+		t.Fatal("CKPT_AUTOSTART=maybe: no error")
 	}
 }

@@ -52,6 +52,7 @@ included, is one line on stderr and exit 1, which Claude Code reports and
 goes on. See integration/HOOKS.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
+			g.hook = true
 			g.cmd = cmd
 			if follow != "" {
 				return hookFailure(followTranscript(cmd, g, follow))

@@ -97,6 +97,7 @@ func hookEnv(tmp string) []string {
 	return append(env,
 		"CKPT_STATE_DIR="+filepath.Join(tmp, "state"),
 		"CKPT_SOCKET="+filepath.Join(tmp, "no-daemon.sock"),
+		"CKPT_AUTOSTART=0", // a test that wants a daemon starts it
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"),
 		"XDG_STATE_HOME="+filepath.Join(tmp, "xdg-state"),
 	)

@@ -46,6 +46,7 @@ input included, is one line on stderr and exit 1, which it reports and goes
 past. Install it with ` + "`ckpt integrate " + name + "`" + `; see integration/HOOKS.md.`,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				g.entered = true
+				g.hook = true
 				g.cmd = cmd
 				return runtimeHookFailure(name, runRuntimeHook(cmd, g, r.adapter(), args, os.Stdin, os.Stdout))
 			},

@@ -49,6 +49,14 @@ type globalOptions struct {
 	// daemonMayKeepConfig: an invalid workspace ckpt.yaml is no error when
 	// a daemon serves the workspace (it keeps its settings and says why).
 	daemonMayKeepConfig bool
+	// hook: the command is an agent runtime's hook, which answers within
+	// about a second and never waits for a first import.
+	hook bool
+	// startHint, when no daemon runs and none was started, says how to
+	// start the one that should run (a systemd unit is installed).
+	startHint string
+	// noAutostart: no daemon is started for this command.
+	noAutostart bool
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -129,7 +137,10 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 			g.cfg = base
 		}
 	}
-	b, closer, ok, err := dialDaemon(ctx, base, g.root)
+	// A daemon started for a workspace whose ckpt.yaml is invalid could
+	// not open it: none is started.
+	g.noAutostart = wsErr != nil
+	b, closer, ok, err := g.connect(ctx, base)
 	if err != nil {
 		return nil, err
 	}

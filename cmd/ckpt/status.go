@@ -41,6 +41,9 @@ func statusBody(g *globalOptions, rescan *bool) func(ctx context.Context, b back
 		if err != nil {
 			return err
 		}
+		if !s.Daemon.Running {
+			s.Daemon.StartHint = g.startHint
+		}
 		return g.emit(s, func(w io.Writer) { writeStatus(w, s) })
 	}
 }
@@ -65,7 +68,11 @@ func writeStatus(w io.Writer, s api.Status) {
 			fmt.Fprintf(w, "  the workspace's configuration is invalid; the daemon keeps its previous settings: %s\n", s.Daemon.ConfigError)
 		}
 	} else {
-		fmt.Fprintln(w, "Daemon not running: changes are found by scanning (start one with: ckptd watch DIR)")
+		start := "ckptd watch DIR"
+		if s.Daemon.StartHint != "" {
+			start = s.Daemon.StartHint
+		}
+		fmt.Fprintf(w, "Daemon not running: changes are found by scanning (start one with: %s)\n", start)
 	}
 	if s.StorageError != "" {
 		fmt.Fprintf(w, "Storage: %s: changes are not recorded until space is freed\n", s.StorageError)

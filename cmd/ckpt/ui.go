@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -83,7 +82,7 @@ func openUI(ctx context.Context, g *globalOptions) (uiResult, error) {
 	h, err := daemonHealth(ctx, cfg.Socket)
 	switch {
 	case err != nil:
-		if err := startDaemon(cfg, root); err != nil {
+		if _, err := startDaemon(cfg, root, false); err != nil {
 			return res, err
 		}
 		res.Started = true
@@ -116,46 +115,6 @@ func daemonHealth(ctx context.Context, socket string) (api.Health, error) {
 	hctx, cancel := context.WithTimeout(ctx, healthTimeout)
 	defer cancel()
 	return c.Health(hctx)
-}
-
-// startDaemon starts `ckptd watch root` in its own session, so that it
-// outlives this command and the terminal.
-func startDaemon(cfg *config.Config, root string) error {
-	bin, err := ckptdBinary()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
-		return err
-	}
-	logPath := filepath.Join(cfg.StateDir, "ckptd.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	cmd := exec.Command(bin, "watch", "--state-dir", cfg.StateDir, "--socket", cfg.Socket, "--ui-addr", cfg.UiAddr, root)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", bin, err)
-	}
-	return cmd.Process.Release()
-}
-
-// ckptdBinary is the ckptd beside this ckpt, else the one on $PATH.
-func ckptdBinary() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "ckptd")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("ckptd")
-	if err != nil {
-		return "", errors.New("no ckptd beside ckpt or on $PATH: install it to use the panel")
-	}
-	return p, nil
 }
 
 // waitForPanel waits until the daemon serves root and has written its

@@ -71,7 +71,7 @@ func newEnv(t *testing.T) *env {
 		}
 		vars = append(vars, kv)
 	}
-	vars = append(vars, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "CKPT_STATE_DIR="+stateDir)
+	vars = append(vars, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "CKPT_STATE_DIR="+stateDir, "CKPT_AUTOSTART=0")
 	return &env{t: t, home: home, stateDir: stateDir, vars: vars}
 }
 

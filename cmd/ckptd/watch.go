@@ -22,7 +22,8 @@ import (
 var handOverWait = 10 * time.Second
 
 func newWatchCommand(g *globalOptions) *cobra.Command {
-	return &cobra.Command{
+	var autostarted bool
+	cmd := &cobra.Command{
 		Use:   "watch DIR...",
 		Short: "Watch workspaces and serve the ckpt client (in the foreground)",
 		Long: `Watch runs the daemon in the foreground for the workspaces DIR...: it
@@ -40,12 +41,19 @@ are captured, the stores are closed, and ckptd exits 0.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
-			return runWatch(cmd.Context(), cmd.Flags(), args)
+			return runWatch(cmd.Context(), cmd.Flags(), args, autostarted)
 		},
 	}
+	// --autostarted: ckpt started this daemon in the background. When
+	// another daemon holds the state directory (two commands started one
+	// at once), this one hands its workspaces over and exits 0 without a
+	// log line: the first one logs what it serves.
+	cmd.Flags().BoolVar(&autostarted, "autostarted", false, "started by ckpt (autostart): hand over quietly to a daemon already starting")
+	cmd.Flags().MarkHidden("autostarted")
+	return cmd
 }
 
-func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
+func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string, autostarted bool) error {
 	base, err := config.Load(config.Options{Flags: flags})
 	if err != nil {
 		return err
@@ -58,7 +66,11 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 		return err
 	}
 	log := newLogger(base.LogLevel)
-	if ok, err := handOver(ctx, base.Socket, roots, log); ok || err != nil {
+	handOverLog := log
+	if autostarted {
+		handOverLog = slog.New(slog.DiscardHandler) // the daemon that runs logs what it serves
+	}
+	if ok, err := handOver(ctx, base.Socket, roots, handOverLog); ok || err != nil {
 		return err
 	}
 	release, err := daemon.LockStateDir(base.StateDir)
@@ -67,7 +79,7 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string) error {
 		deadline := time.Now().Add(handOverWait)
 		for time.Now().Before(deadline) && ctx.Err() == nil {
 			time.Sleep(100 * time.Millisecond)
-			if ok, herr := handOver(ctx, base.Socket, roots, log); ok || herr != nil {
+			if ok, herr := handOver(ctx, base.Socket, roots, handOverLog); ok || herr != nil {
 				return herr
 			}
 		}

@@ -79,6 +79,9 @@ func isolatedEnv(state, home string, extra []string) []string {
 	}
 	env = append(env,
 		"CKPT_STATE_DIR="+state,
+		// Embedded stays embedded; daemon mode starts its own daemon. The
+		// autostart tests turn it on.
+		"CKPT_AUTOSTART=0",
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),

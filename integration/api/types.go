@@ -59,6 +59,9 @@ type Daemon struct {
 	StoreBytes    int64     `json:"store_bytes,omitempty"`
 	StartedAt     time.Time `json:"started_at,omitzero"`
 	UptimeSeconds int64     `json:"uptime_seconds,omitempty"`
+	// StartHint, when no daemon runs and ckpt did not start one because a
+	// systemd user unit should run it, is the command that starts it.
+	StartHint string `json:"start_hint,omitempty"`
 }
 
 // RunInfo summarizes a run for status.

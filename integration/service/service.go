@@ -82,6 +82,9 @@ func Write(path, unit string) error {
 	return fsutil.WriteFile(path, []byte(unit), 0o644)
 }
 
+// StartHint says how to start the installed unit.
+const StartHint = "systemctl --user start ckptd"
+
 // EnableHint says how to start the unit.
 const EnableHint = "systemctl --user daemon-reload && systemctl --user enable --now ckptd"
 
