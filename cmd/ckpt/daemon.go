@@ -32,14 +32,19 @@ func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backe
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if !ok && h == nil && !g.noAutostart {
-		b, closer, ok, err = g.autostart(ctx, base)
-		if !ok || err != nil {
+	switch {
+	case ok:
+	case g.noAutostart || !base.Autostart:
+		return nil, nil, false, nil
+	case h == nil:
+		if b, closer, ok, err = g.autostart(ctx, base); !ok || err != nil {
 			return nil, nil, false, err
 		}
-	}
-	if !ok {
-		return nil, nil, false, nil
+	default:
+		if b, closer, err = g.addToDaemon(ctx, base, *h); err != nil {
+			return nil, nil, false, err
+		}
+		return b, closer, true, nil
 	}
 	if g.hook {
 		if h == nil || workspaceState(*h, g.root) == api.StateOpening {
@@ -50,6 +55,31 @@ func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backe
 		}
 	}
 	return b, closer, true, nil
+}
+
+// addToDaemon asks the running daemon, which does not serve the workspace,
+// to add it: the daemon holds one state directory, so the workspace's
+// store is best kept by it. A hook gives up waiting for a first import
+// after hookWait (the daemon goes on importing).
+func (g *globalOptions) addToDaemon(ctx context.Context, base *config.Config, h api.Health) (backend, func() error, error) {
+	c, err := client.Dial(base.Socket, client.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if g.hook {
+		actx, cancel = context.WithDeadline(ctx, started.Add(hookWait))
+	}
+	defer cancel()
+	_, err = c.AddWorkspaces(actx, []string{g.root})
+	if err != nil {
+		c.Close()
+		if g.hook && ctx.Err() == nil && actx.Err() != nil {
+			return nil, nil, fmt.Errorf("ckptd (pid %d) %w %s: this call is not recorded; the calls after the import are", h.PID, errStillImporting, g.root)
+		}
+		return nil, nil, fmt.Errorf("the running ckptd (pid %d) could not add %s: %w", h.PID, g.root, err)
+	}
+	return c.Workspace(g.root), c.Close, nil
 }
 
 // dialDaemon connects to the daemon if one serves root. A missing socket

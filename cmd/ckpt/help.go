@@ -37,6 +37,9 @@ var commandHelp = map[string]struct {
 	"ui": {"inspect", `  ckpt ui                    # open the panel in the browser (starts ckptd if needed)
   ckpt ui --no-browser       # only print its URL
   ckpt ui -C ~/src/project --json`},
+	"workspaces": {"inspect", `  ckpt workspaces                    # what the daemon serves
+  ckpt workspaces --json
+  ckpt workspaces --forget ~/src/old # stop watching it; its history is kept`},
 	"review": {"inspect", `  ckpt review --session s1 --run r1
   ckpt review --session s1 --run r1 --accept src/a.go src/b.go
   ckpt review --session s1 --run r1 --reject -- -odd-name.txt

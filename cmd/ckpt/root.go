@@ -95,6 +95,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newVersionCommand(g),
 		newUICommand(g),
 		newReviewCommand(g),
+		newWorkspacesCommand(g),
 	)
 	decorate(root)
 	return root

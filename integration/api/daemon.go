@@ -113,3 +113,27 @@ type RunBody struct {
 type CheckpointBody struct {
 	Message string `json:"message,omitempty"`
 }
+
+// Workspaces is GET /v1/workspaces: what the daemon serves.
+type Workspaces struct {
+	PID        int             `json:"pid"`
+	Workspaces []WorkspaceInfo `json:"workspaces"`
+}
+
+// WorkspaceInfo is one served workspace.
+type WorkspaceInfo struct {
+	Root  string `json:"root"`
+	State string `json:"state"` // StateOpening or StateReady
+	// Files is how many files the workspace holds (0 while opening).
+	Files int64 `json:"files"`
+	// LastChangeAt is when the newest recorded change was captured (zero:
+	// none yet, or still opening).
+	LastChangeAt time.Time `json:"last_change_at,omitzero"`
+}
+
+// ForgetResult is DELETE /v1/workspaces?workspace=ROOT: the daemon no
+// longer watches Root; its history stays in the state directory.
+type ForgetResult struct {
+	Root string `json:"root"`
+	PID  int    `json:"pid"`
+}

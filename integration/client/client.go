@@ -97,6 +97,19 @@ func (c *Client) AddWorkspaces(ctx context.Context, roots []string) (api.AddWork
 	return res, c.do(ctx, http.MethodPost, "/v1/workspaces", nil, api.AddWorkspacesRequest{Workspaces: roots}, &res)
 }
 
+// Workspaces is GET /v1/workspaces: what the daemon serves.
+func (c *Client) Workspaces(ctx context.Context) (api.Workspaces, error) {
+	var res api.Workspaces
+	return res, c.do(ctx, http.MethodGet, "/v1/workspaces", nil, nil, &res)
+}
+
+// ForgetWorkspace is DELETE /v1/workspaces: the daemon stops watching root
+// (its history stays on disk).
+func (c *Client) ForgetWorkspace(ctx context.Context, root string) (api.ForgetResult, error) {
+	var res api.ForgetResult
+	return res, c.do(ctx, http.MethodDelete, "/v1/workspaces", url.Values{"workspace": {root}}, nil, &res)
+}
+
 // do makes one call: the body (if any) as JSON, the answer into out. An
 // error answer becomes an error with the daemon's message; a 400 is
 // api.ErrInvalid.

@@ -54,18 +54,23 @@ type Daemon struct {
 	stopWatching context.CancelFunc
 	wg           sync.WaitGroup // one per watcher goroutine
 
-	mu   sync.Mutex
-	dirs map[string]int // directories per workspace, for the watch limit
+	mu      sync.Mutex
+	dirs    map[string]int      // directories per workspace, for the watch limit
+	watches map[string]stopFunc // per workspace: stop its watcher, wait for its store to close
 }
+
+// stopFunc stops one workspace's watcher and returns once its store is
+// closed.
+type stopFunc func()
 
 // New returns a daemon that runs until ctx ends.
 func New(ctx context.Context, o Options) *Daemon {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	d := &Daemon{ctx: ctx, opts: o, log: o.Log, dirs: map[string]int{}}
+	d := &Daemon{ctx: ctx, opts: o, log: o.Log, dirs: map[string]int{}, watches: map[string]stopFunc{}}
 	d.watchCtx, d.stopWatching = context.WithCancel(context.WithoutCancel(ctx))
-	d.srv = NewServer(ServerOptions{Open: d.open, Logger: o.Log})
+	d.srv = NewServer(ServerOptions{Open: d.open, Forget: d.forget, Logger: o.Log})
 	return d
 }
 
@@ -157,8 +162,16 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 		return Served{}, err
 	}
 	d.checkWatchLimit(root, wd.Dirs)
+	wctx, stop := context.WithCancel(d.watchCtx)
+	closed := make(chan struct{})
+	d.mu.Lock()
+	d.watches[root] = func() { stop(); <-closed }
+	d.mu.Unlock()
 	d.wg.Add(1)
-	go d.watch(root, wd)
+	go func() {
+		defer close(closed)
+		d.watch(wctx, root, wd)
+	}()
 	d.log.Info("watching", "workspace", root, "dirs", wd.Dirs, "took", time.Since(start).Round(time.Millisecond))
 	return Served{Engine: wd.Engine, Stats: wd.Stats}, nil
 }
@@ -180,9 +193,9 @@ func (d *Daemon) checkWatchLimit(root string, dirs int) {
 
 // watch runs a workspace's watcher until shutdown, then closes its store.
 // A watcher that fails takes its workspace out of service.
-func (d *Daemon) watch(root string, wd *Watched) {
+func (d *Daemon) watch(ctx context.Context, root string, wd *Watched) {
 	defer d.wg.Done()
-	if err := wd.Run(d.watchCtx); err != nil {
+	if err := wd.Run(ctx); err != nil {
 		d.log.Error("the watcher failed; the workspace is no longer served", "workspace", root, "err", err)
 		d.srv.Remove(root)
 	}
@@ -192,6 +205,21 @@ func (d *Daemon) watch(root string, wd *Watched) {
 	d.mu.Lock()
 	delete(d.dirs, root)
 	d.mu.Unlock()
+}
+
+// forget is the server's ForgetFunc: the workspace's watcher stops (what
+// it has queued is captured) and its store closes; the history stays.
+func (d *Daemon) forget(root string) error {
+	d.mu.Lock()
+	stop := d.watches[root]
+	delete(d.watches, root)
+	d.mu.Unlock()
+	if stop == nil {
+		return fmt.Errorf("no watcher for %s", root)
+	}
+	stop()
+	d.log.Info("forgot the workspace: no longer watched, its history stays in the state directory", "workspace", root)
+	return nil
 }
 
 type progressKey struct{}

@@ -43,7 +43,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/health", s.only(http.MethodGet, func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Health())
 	}))
-	mux.HandleFunc("/v1/workspaces", s.only(http.MethodPost, s.handleAddWorkspaces))
+	mux.HandleFunc("/v1/workspaces", s.handleWorkspaces)
 	mux.HandleFunc("/v1/events", s.only(http.MethodGet, s.handleEvents))
 	for path, rt := range engineRoutes {
 		mux.HandleFunc(path, s.only(rt.method, s.engineHandler(rt)))
@@ -117,11 +117,12 @@ type engineRoute struct {
 
 func (s *Server) engineHandler(rt engineRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		sp, err := s.lookup(r)
+		sp, release, err := s.acquire(r)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
+		defer release()
 		ctx := r.Context()
 		if rt.mutates {
 			ctx = context.WithoutCancel(ctx)

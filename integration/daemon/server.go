@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ckptdev/ckpt/drift"
@@ -34,6 +35,8 @@ type OpenFunc func(ctx context.Context, root string) (Served, error)
 type ServerOptions struct {
 	// Open opens workspaces; nil refuses to add any.
 	Open OpenFunc
+	// Forget stops watching a workspace; nil refuses to forget any.
+	Forget ForgetFunc
 	// Logger, if set, is told about failed requests (warn) and, at debug
 	// level, about every request: method, path, status and duration.
 	Logger *slog.Logger
@@ -60,6 +63,10 @@ type space struct {
 	served Served // set before ready is closed
 	err    error  // set before ready is closed
 	hub    *hub
+	// users counts the requests using the engine: Forget waits for them.
+	users sync.WaitGroup
+	// lastChange is the capture time (unix ns) of the newest change.
+	lastChange atomic.Int64
 }
 
 // wait waits for the workspace to be open.
@@ -187,7 +194,11 @@ func (s *Server) Add(root string, served Served) error {
 
 // attach subscribes the space's event streams to the workspace's events.
 func (s *Server) attach(sp *space, served Served) {
+	sp.lastChange.Store(lastChangeOf(served.Engine.Workspace().Store()))
 	served.Engine.Workspace().Notify(func(ev snapshot.Event) {
+		if ev.Change != nil {
+			sp.lastChange.Store(ev.Change.Time)
+		}
 		if sp.hub.active() {
 			sp.hub.publish(eventOf(sp.root, ev))
 		}
