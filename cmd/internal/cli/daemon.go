@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"fmt"
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
+	"os"
+)
+
+// healthTimeout bounds the question "does a daemon serve this workspace?"
+// when a socket exists; a daemon that does not answer in time is treated
+// as absent.
+var healthTimeout = 3 * time.Second
+
+// started is when this command began: a hook's time budget counts from it.
+var started = time.Now()
+
+// The daemon's client answers every command, as the embedded engine does.
+var _ backend = (*client.WorkspaceClient)(nil)
+
+// connect finds the daemon that serves the workspace, starting one when
+// none runs (autostart). ok is false when the command must work embedded.
+// A hook does not wait for a first import: it fails (one line, exit 1)
+// when the daemon is still opening the workspace after hookWait.
+func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backend, func() error, bool, error) {
+	b, closer, h, ok, err := dialDaemon(ctx, base, g.root)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	switch {
+	case ok:
+	case g.noAutostart || !base.Autostart:
+		return nil, nil, false, nil
+	case h == nil:
+		if b, closer, ok, err = g.autostart(ctx, base); !ok || err != nil {
+			return nil, nil, false, err
+		}
+	default:
+		if b, closer, err = g.addToDaemon(ctx, base, *h); err != nil {
+			return nil, nil, false, err
+		}
+		return b, closer, true, nil
+	}
+	if g.hook {
+		if h == nil || workspaceState(*h, g.root) == api.StateOpening {
+			if err := waitOpened(ctx, base, g.root, started.Add(hookWait)); err != nil {
+				closer()
+				return nil, nil, false, err
+			}
+		}
+	}
+	return b, closer, true, nil
+}
+
+// addToDaemon asks the running daemon, which does not serve the workspace,
+// to add it: the daemon holds one state directory, so the workspace's
+// store is best kept by it. A hook gives up waiting for a first import
+// after hookWait (the daemon goes on importing).
+func (g *globalOptions) addToDaemon(ctx context.Context, base *config.Config, h api.Health) (backend, func() error, error) {
+	c, err := client.Dial(base.Socket, client.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	actx, cancel := ctx, context.CancelFunc(func() {})
+	if g.hook {
+		actx, cancel = context.WithDeadline(ctx, started.Add(hookWait))
+	}
+	defer cancel()
+	_, err = c.AddWorkspaces(actx, []string{g.root})
+	if err != nil {
+		c.Close()
+		if g.hook && ctx.Err() == nil && actx.Err() != nil {
+			return nil, nil, fmt.Errorf("ckptd (pid %d) %w %s: this call is not recorded; the calls after the import are", h.PID, errStillImporting, g.root)
+		}
+		return nil, nil, fmt.Errorf("the running ckptd (pid %d) could not add %s: %w", h.PID, g.root, err)
+	}
+	return c.Workspace(g.root), c.Close, nil
+}
+
+// dialDaemon connects to the daemon if one serves root. A missing socket
+// costs one stat; a stale one, a refused connect. The daemon holds the
+// store of every workspace it serves, so such a workspace must go through
+// it. A socket served by another user is an error, not an absent daemon:
+// ckpt neither believes it nor works around it. h is the daemon's health
+// when one answered (nil: no daemon).
+func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, *api.Health, bool, error) {
+	c, err := client.Dial(cfg.Socket, client.Options{VersionWarning: func(msg string) {
+		fmt.Fprintln(os.Stderr, "ckpt: warning:", msg)
+	}})
+	if err != nil {
+		return nil, nil, nil, false, nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	h, err := c.Health(hctx)
+	if errors.Is(err, client.ErrForeignDaemon) {
+		c.Close()
+		return nil, nil, nil, false, err
+	}
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, false, nil
+	}
+	if !h.Serves(root) {
+		c.Close()
+		return nil, nil, &h, false, nil
+	}
+	return c.Workspace(root), c.Close, &h, true, nil
+}
