@@ -241,19 +241,32 @@ func (b *bench) build(repo string) error {
 			return err
 		}
 	}
+	// Not named ckptd: a `pkill ckptd` elsewhere on the machine (seen
+	// while developing this harness) must not end the measured daemon.
+	daemonBin := filepath.Join(bin, "bench-ckpt-daemon")
+	built := false
+	if b.o.ckptdBin == "" || b.o.ckptBin == "" {
+		if _, _, err := run(b.ctx, repo, env, "go", "build", "-o", daemonBin, "./cmd/ckptd"); err != nil {
+			b.daemonNote = "ckptd does not build yet"
+			fmt.Fprintf(os.Stderr, "no daemon: %v\n", firstLine(err.Error()))
+		} else {
+			built = true
+		}
+	}
+	if built && b.o.ckptBin == "" {
+		// ckpt runs its embedded commands in the ckptd beside it.
+		os.Remove(filepath.Join(bin, "ckptd"))
+		if err := os.Link(daemonBin, filepath.Join(bin, "ckptd")); err != nil {
+			return err
+		}
+	}
 	if b.o.noDaemon {
 		b.daemonNote = "skipped (-no-daemon)"
 		return nil
 	}
 	b.ckptd = b.o.ckptdBin
-	if b.ckptd == "" {
-		// Not named ckptd: a `pkill ckptd` elsewhere on the machine (seen
-		// while developing this harness) must not end the measured daemon.
-		b.ckptd = filepath.Join(bin, "bench-ckpt-daemon")
-		if _, _, err := run(b.ctx, repo, env, "go", "build", "-o", b.ckptd, "./cmd/ckptd"); err != nil {
-			b.ckptd, b.daemonNote = "", "ckptd does not build yet"
-			fmt.Fprintf(os.Stderr, "no daemon: %v\n", firstLine(err.Error()))
-		}
+	if b.ckptd == "" && built {
+		b.ckptd = daemonBin
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/ckptdev/ckpt/internal/ckptid"
 	"time"
 
 	"github.com/ckptdev/ckpt/fault"
@@ -26,23 +27,8 @@ const (
 // fault.Invalid).
 var ErrBadID = fault.Sentinel(fault.Invalid, "bad checkpoint id")
 
-// ValidID reports whether id has the form of a checkpoint id (and of a
-// safe file name): 1 to 128 of [A-Za-z0-9._-], not starting with . _ or -.
-// It is hand-written, not a regexp: a bounded repetition compiles into a
-// large program at every process start, and every command starts one.
-func ValidID(id string) bool {
-	if len(id) == 0 || len(id) > 128 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && (i == 0 || c != '.' && c != '_' && c != '-') {
-			return false
-		}
-	}
-	return true
-}
+// ValidID reports whether id has the form of a checkpoint id (ckptid.Valid).
+func ValidID(id string) bool { return ckptid.Valid(id) }
 
 // Cut records a checkpoint at the journal's head. The caller syncs the
 // capture first (so the head includes every change made before the call);

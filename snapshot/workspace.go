@@ -3,14 +3,12 @@ package snapshot
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
+	"github.com/ckptdev/ckpt/internal/statedir"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -55,21 +53,14 @@ type Workspace struct {
 }
 
 // Key names a workspace's store: the root's base name and a hash of its
-// absolute path.
-func Key(root string) string {
-	return fmt.Sprintf("%s-%016x", filepath.Base(root), xxhash.Sum64String(root))
-}
+// absolute path (statedir.Key).
+func Key(root string) string { return statedir.Key(root) }
 
 // StoreDir is where the store of the workspace at root lives.
-func StoreDir(stateDir, root string) string {
-	return filepath.Join(stateDir, "workspaces", Key(root))
-}
+func StoreDir(stateDir, root string) string { return statedir.StoreDir(stateDir, root) }
 
 // Known reports whether root has a store under stateDir.
-func Known(stateDir, root string) bool {
-	_, err := os.Stat(filepath.Join(StoreDir(stateDir, root), "root"))
-	return err == nil
-}
+func Known(stateDir, root string) bool { return statedir.Known(stateDir, root) }
 
 // Open opens the workspace at root (an absolute, clean path) with its store
 // under stateDir. An unfinished restore is finished first.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/cmd/internal/engine"
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
 )
@@ -23,6 +24,10 @@ type globalOptions struct {
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "ckpt" {
+		// A ckpt command that needs the engine, handed over by ckpt.
+		engine.Main(os.Args[2:])
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // a second signal ends ckptd at once

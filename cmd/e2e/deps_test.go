@@ -22,3 +22,22 @@ func TestBinariesDoNotLinkTesting(t *testing.T) {
 		}
 	}
 }
+
+// TestCkptIsAThinClient: ckpt links none of the engine, so that with a
+// daemon it starts about as fast as a binary that does nothing; ckptd runs
+// what needs the engine for it.
+func TestCkptIsAThinClient(t *testing.T) {
+	out, err := goCommand(moduleDir, "list", "-deps", "./cmd/ckpt")
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/ckpt: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(out) {
+		for _, heavy := range []string{"github.com/dgraph-io/badger", "google.golang.org/protobuf", "github.com/modelcontextprotocol/go-sdk",
+			"github.com/klauspost/compress", "github.com/ckptdev/ckpt/store", "github.com/ckptdev/ckpt/snapshot",
+			"github.com/ckptdev/ckpt/drift", "github.com/ckptdev/ckpt/watcher", "github.com/ckptdev/ckpt/integration/local"} {
+			if dep == heavy || strings.HasPrefix(dep, heavy+"/") {
+				t.Errorf("ckpt links %s: find the import with\n  go list -f '{{.ImportPath}} {{.Imports}}' -deps ./cmd/ckpt | grep %s", dep, heavy)
+			}
+		}
+	}
+}

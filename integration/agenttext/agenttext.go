@@ -18,7 +18,7 @@ import (
 
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks/payload"
-	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/internal/ckptid"
 )
 
 const (
@@ -96,7 +96,7 @@ func Label(k string) string {
 // ID is a session, run, call or checkpoint id: as it is when it is a plain
 // id (letters, digits, '.', '_', '-'), else cut and quoted.
 func ID(id string) string {
-	if snapshot.ValidID(id) {
+	if ckptid.Valid(id) {
 		return id
 	}
 	return strconv.Quote(payload.Truncate(id, MaxID))

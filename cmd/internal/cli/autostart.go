@@ -32,14 +32,23 @@ var errStillImporting = errors.New("is importing the workspace for the first tim
 // autostartOff says why no daemon is started: "" when one may be.
 func autostartOff(cfg *config.Config) (reason, hint string) {
 	if !cfg.Autostart {
-		return "autostart is off", ""
+		return "autostart is off", unitHint()
 	}
-	if p, err := service.Path(nil); err == nil {
-		if _, err := os.Stat(p); err == nil {
-			return "a systemd user unit runs ckptd", service.StartHint
-		}
+	if hint := unitHint(); hint != "" {
+		return "a systemd user unit runs ckptd", hint
 	}
 	return "", ""
+}
+
+// unitHint is how to start ckptd's systemd user unit when one is
+// installed, else "".
+func unitHint() string {
+	if p, err := service.Path(nil); err == nil {
+		if _, err := os.Stat(p); err == nil {
+			return service.StartHint
+		}
+	}
+	return ""
 }
 
 // autostart starts ckptd for the workspace in the background when no
@@ -143,14 +152,8 @@ func startDaemon(cfg *config.Config, root string, autostarted bool) (pid int, er
 
 // ckptdBinary is the ckptd beside this ckpt, else the one on $PATH.
 func ckptdBinary() (string, error) {
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "ckptd")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-	}
-	p, err := exec.LookPath("ckptd")
-	if err != nil {
+	p := siblingOrPath("ckptd")
+	if p == "" {
 		return "", errors.New("no ckptd beside ckpt or on $PATH: install it to use the panel")
 	}
 	return p, nil

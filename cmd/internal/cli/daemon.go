@@ -17,8 +17,8 @@ import (
 // as absent.
 var healthTimeout = 3 * time.Second
 
-// started is when this command began: a hook's time budget counts from it.
-var started = time.Now()
+// started0 is when this command began: a hook's time budget counts from it.
+var started0 = time.Now()
 
 // The daemon's client answers every command, as the embedded engine does.
 var _ backend = (*client.WorkspaceClient)(nil)
@@ -26,32 +26,43 @@ var _ backend = (*client.WorkspaceClient)(nil)
 // connect finds the daemon that serves the workspace, starting one when
 // none runs (autostart). ok is false when the command must work embedded.
 // A hook does not wait for a first import: it fails (one line, exit 1)
-// when the daemon is still opening the workspace after hookWait.
+// when the daemon is still opening the workspace, at once, or after
+// hookWait when this hook started the daemon or asked it to add the
+// workspace (a small workspace is imported by then).
 func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backend, func() error, bool, error) {
 	b, closer, h, ok, err := dialDaemon(ctx, base, g.root)
 	if err != nil {
 		return nil, nil, false, err
 	}
+	started := false // this command started the daemon
 	switch {
 	case ok:
-	case g.noAutostart || !base.Autostart:
+	case g.noAutostart || !base.Autostart || runByEngine: // ckpt tried before it handed over
+		if h == nil {
+			g.startHint = unitHint()
+		}
 		return nil, nil, false, nil
 	case h == nil:
 		if b, closer, ok, err = g.autostart(ctx, base); !ok || err != nil {
 			return nil, nil, false, err
 		}
+		started = true
 	default:
 		if b, closer, err = g.addToDaemon(ctx, base, *h); err != nil {
 			return nil, nil, false, err
 		}
 		return b, closer, true, nil
 	}
-	if g.hook {
-		if h == nil || workspaceState(*h, g.root) == api.StateOpening {
-			if err := waitOpened(ctx, base, g.root, started.Add(hookWait)); err != nil {
-				closer()
-				return nil, nil, false, err
-			}
+	if g.hook && (started || workspaceState(*h, g.root) == api.StateOpening) {
+		// Only the hook that started the daemon waits (briefly) for the
+		// import; the others answer at once.
+		deadline := started0.Add(hookWait)
+		if !started {
+			deadline = time.Now()
+		}
+		if err := waitOpened(ctx, base, g.root, deadline); err != nil {
+			closer()
+			return nil, nil, false, err
 		}
 	}
 	return b, closer, true, nil
@@ -68,7 +79,7 @@ func (g *globalOptions) addToDaemon(ctx context.Context, base *config.Config, h 
 	}
 	actx, cancel := ctx, context.CancelFunc(func() {})
 	if g.hook {
-		actx, cancel = context.WithDeadline(ctx, started.Add(hookWait))
+		actx, cancel = context.WithDeadline(ctx, started0.Add(hookWait))
 	}
 	defer cancel()
 	_, err = c.AddWorkspaces(actx, []string{g.root})

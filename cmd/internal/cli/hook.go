@@ -18,9 +18,8 @@ import (
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks"
 	"github.com/ckptdev/ckpt/integration/hooks/claudecode"
-	"github.com/ckptdev/ckpt/integration/local"
 	"github.com/ckptdev/ckpt/internal/fsutil"
-	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/internal/statedir"
 )
 
 // maxHookInput bounds a hook payload (PostToolUse carries the tool's
@@ -145,6 +144,9 @@ func readHookPayload(args []string, stdin io.Reader, onTerminal string) ([]byte,
 	if len(data) > maxHookInput {
 		return nil, fault.Invalidf("bad hook input: larger than %d bytes", maxHookInput)
 	}
+	if stdin == io.Reader(os.Stdin) {
+		consumedStdin = data // ckptd reads it again if it runs the hook
+	}
 	return data, nil
 }
 
@@ -155,7 +157,7 @@ func openSessionState(cmd *cobra.Command, runtime, session string) (string, *hoo
 	if err != nil {
 		return "", nil, err
 	}
-	if err := local.PrepareStateDir(base.StateDir); err != nil {
+	if err := statedir.PrepareStateDir(base.StateDir); err != nil {
 		return "", nil, err
 	}
 	hs, err := openHookState(cmd.Context(), base.StateDir, runtime, session)
@@ -257,7 +259,7 @@ func hookWorkspace(in claudecode.HookInput, st claudecode.HookState, stateDir, p
 		return "", fmt.Errorf("workspace %s: %w", start, err)
 	}
 	for d := dir; ; d = filepath.Dir(d) {
-		if snapshot.Known(stateDir, d) {
+		if statedir.Known(stateDir, d) {
 			return d, nil
 		}
 		if d == filepath.Dir(d) {

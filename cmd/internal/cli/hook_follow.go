@@ -84,7 +84,7 @@ func worthSaving(st, saved claudecode.HookState) bool {
 // session, detached: it outlives this hook. A failure to start it only
 // costs the early end of an interrupted run.
 func startFollower(session, workspace string) {
-	self, err := os.Executable()
+	self, err := ckptExecutable()
 	if err != nil {
 		return
 	}

@@ -131,19 +131,6 @@ func scopeDir(cmd *cobra.Command, g *globalOptions, user bool) (string, error) {
 	return findWorkspace(g.dir, base.StateDir)
 }
 
-// ckptExecutable is the running binary's absolute path, symlinks
-// resolved: a runtime whose PATH lacks ckpt still finds it.
-func ckptExecutable() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the ckpt binary: %w", err)
-	}
-	if exe, err = filepath.EvalSymlinks(exe); err != nil {
-		return "", fmt.Errorf("find the ckpt binary: %w", err)
-	}
-	return filepath.Abs(exe)
-}
-
 // runtimeStatus is one runtime in `ckpt integrate`'s list.
 type runtimeStatus struct {
 	Runtime   string      `json:"runtime"`

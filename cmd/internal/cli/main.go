@@ -14,7 +14,6 @@ import (
 	"syscall"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
-	"github.com/ckptdev/ckpt/store"
 )
 
 // answered is a failure that the command's answer on stdout already
@@ -26,12 +25,18 @@ func (e answered) Error() string { return e.err.Error() }
 func (e answered) Unwrap() error { return e.err }
 
 // Main runs the ckpt command line and exits.
-func Main() {
+func Main(o Options) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // a second Ctrl-C ends ckpt at once
-	opts := &globalOptions{}
+	args := o.Args
+	if args == nil {
+		args = os.Args[1:]
+	}
+	opts := &globalOptions{engine: o.Engine, args: args}
+	clientPath, runByEngine = o.Client, o.Engine != nil
 	cmd := newRootCommand(opts)
+	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	var coded exitcode.Coded
 	var done answered
@@ -42,13 +47,15 @@ func Main() {
 		err = exitcode.ErrInterrupted // whatever the cancelled work returned
 	case !opts.entered:
 		err = exitcode.Usage(err)
-	case store.IsFull(err):
-		err = errors.New(store.FullMessage(err)) // one line, whatever wrapped it
+	case o.Engine != nil:
+		if msg, ok := o.Engine.Message(err); ok {
+			err = errors.New(msg) // one line, whatever wrapped it
+		}
 	}
 	code := exitcode.Of(err)
 	if err != nil && !errors.As(err, &coded) {
 		fmt.Fprintln(os.Stderr, "ckpt:", err)
-		if (opts.json || jsonRequested(os.Args[1:])) && !printed {
+		if (opts.json || jsonRequested(args)) && !printed {
 			json.NewEncoder(os.Stdout).Encode(map[string]string{"error": err.Error()})
 		}
 	}

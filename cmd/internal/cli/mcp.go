@@ -8,12 +8,10 @@ import (
 	"io"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/integration/api"
-	ckptmcp "github.com/ckptdev/ckpt/integration/mcp"
 )
 
 func newMCPCommand(g *globalOptions) *cobra.Command {
@@ -35,8 +33,10 @@ runtimes that speak MCP.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g.entered = true
 			g.cmd = cmd
-			s := ckptmcp.NewServer(&perCallBackend{g: g}, api.Version)
-			err := s.Run(cmd.Context(), &mcp.StdioTransport{})
+			if g.engine == nil {
+				return g.execEngine() // the MCP SDK is linked by ckptd only
+			}
+			err := g.engine.ServeMCP(cmd.Context(), &perCallBackend{g: g})
 			var syntax *json.SyntaxError
 			if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) {
 				return exitcode.Usage(fmt.Errorf("mcp: stdin is not JSON-RPC: %w", err))

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
-	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/client"
 )
@@ -21,10 +20,8 @@ type reviewer interface {
 	Reviews(ctx context.Context, session, run string) (api.Reviews, error)
 }
 
-var (
-	_ reviewer = (*drift.Engine)(nil)
-	_ reviewer = (*client.WorkspaceClient)(nil)
-)
+// The daemon's client keeps them (the engine does too: cmd/internal/engine).
+var _ reviewer = (*client.WorkspaceClient)(nil)
 
 func newReviewCommand(g *globalOptions) *cobra.Command {
 	var session, runID, mark string

@@ -11,10 +11,9 @@ import (
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 	"github.com/ckptdev/ckpt/config"
-	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
-	"github.com/ckptdev/ckpt/integration/local"
-	"github.com/ckptdev/ckpt/snapshot"
+	"github.com/ckptdev/ckpt/internal/statedir"
 )
 
 // backend answers the commands: the daemon's client or the embedded engine.
@@ -57,7 +56,17 @@ type globalOptions struct {
 	startHint string
 	// noAutostart: no daemon is started for this command.
 	noAutostart bool
+
+	// engine is nil in the ckpt binary: working without a daemon runs the
+	// command in ckptd (execEngine).
+	engine Engine
+	args   []string // the command line, for execEngine
+	opens  int      // backends opened so far
 }
+
+// workspaceConfigFile is the workspace's own configuration file
+// (local.WorkspaceConfigFile).
+const workspaceConfigFile = "ckpt.yaml"
 
 func newRootCommand(g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
@@ -123,7 +132,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := local.PrepareStateDir(base.StateDir); err != nil {
+	if err := statedir.PrepareStateDir(base.StateDir); err != nil {
 		return nil, err
 	}
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
@@ -133,7 +142,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	// socket (config refuses it), so the daemon is found with base.
 	g.cfg = base
 	var wsErr error
-	if _, err := os.Stat(filepath.Join(g.root, local.WorkspaceConfigFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(g.root, workspaceConfigFile)); err == nil {
 		if g.cfg, wsErr = config.Load(config.Options{Workspace: g.root, Flags: flags}); wsErr != nil {
 			g.cfg = base
 		}
@@ -153,13 +162,18 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	}
 	if ok {
 		g.closer = closer
+		g.opens++
 		return b, nil
 	}
-	eng, err := local.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
+	if g.engine == nil {
+		return nil, g.execEngine()
+	}
+	eng, closer, err := g.engine.Embedded(ctx, g.cfg, g.root, progressBar(g), func(msg string) { fmt.Fprintln(os.Stderr, msg) })
 	if err != nil {
 		return nil, err
 	}
-	g.closer = eng.Workspace().Close
+	g.closer = closer
+	g.opens++
 	return eng, nil
 }
 
@@ -197,7 +211,7 @@ func findWorkspace(dir, stateDir string) (string, error) {
 		return abs, nil
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if snapshot.Known(stateDir, d) {
+		if statedir.Known(stateDir, d) {
 			return d, nil
 		}
 		if d == filepath.Dir(d) {
@@ -225,7 +239,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 	for _, a := range args {
 		p, err := api.UnquotePath(a)
 		if err != nil {
-			return nil, drift.Invalid(fmt.Errorf("path %s: %w", a, err))
+			return nil, fault.Mark(fmt.Errorf("path %s: %w", a, err), fault.Invalid)
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(wd, p)
@@ -238,7 +252,7 @@ func (g *globalOptions) relPaths(args []string) ([]string, error) {
 			}
 		}
 		if !ok {
-			return nil, drift.Invalid(fmt.Errorf("%s is outside the workspace %s", a, g.root))
+			return nil, fault.Mark(fmt.Errorf("%s is outside the workspace %s", a, g.root), fault.Invalid)
 		}
 		out = append(out, api.QuotePath(filepath.ToSlash(rel)))
 	}

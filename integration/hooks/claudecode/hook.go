@@ -16,8 +16,8 @@ import (
 	"github.com/ckptdev/ckpt/integration/agenttext"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/hooks/payload"
+	"github.com/ckptdev/ckpt/internal/ckptid"
 	"github.com/ckptdev/ckpt/internal/plural"
-	"github.com/ckptdev/ckpt/snapshot"
 )
 
 // Claude Code hook events (hook_event_name) that ckpt acts on. Any other
@@ -308,7 +308,7 @@ func Apply(st HookState, a Action) HookState {
 // HookStateName is the file name (without extension) of a session's state:
 // the session id if it is a safe file name, else a hash of it.
 func HookStateName(session string) string {
-	if snapshot.ValidID(session) {
+	if ckptid.Valid(session) {
 		return session
 	}
 	sum := sha256.Sum256([]byte(session))

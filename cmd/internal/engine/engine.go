@@ -1,0 +1,69 @@
+// Package engine is the ckpt commands' engine side (cli.Engine): the
+// embedded engine over the workspace's store and the MCP server. Only ckptd
+// links it; `ckptd ckpt ARGS` runs a ckpt command with it, for the ckpt
+// binary, which does not link the store.
+package engine
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ckptdev/ckpt/cmd/internal/cli"
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/local"
+	ckptmcp "github.com/ckptdev/ckpt/integration/mcp"
+	"github.com/ckptdev/ckpt/store"
+)
+
+// Engine is the engine side of the ckpt commands.
+type Engine struct{}
+
+var _ cli.Engine = Engine{}
+
+// The embedded engine answers every command, review marks included.
+var (
+	_ cli.Backend = (*drift.Engine)(nil)
+	_ interface {
+		Review(ctx context.Context, req api.ReviewRequest) (api.Review, error)
+		Reviews(ctx context.Context, session, run string) (api.Reviews, error)
+	} = (*drift.Engine)(nil)
+)
+
+// Embedded opens the workspace's engine in this process (local.Embedded).
+func (Engine) Embedded(ctx context.Context, cfg *config.Config, root string, progress func(done, total int), warn func(string)) (cli.Backend, func() error, error) {
+	eng, err := local.Embedded(ctx, cfg, root, progress, warn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return eng, eng.Workspace().Close, nil
+}
+
+// ServeMCP serves ckpt's MCP tools over stdio.
+func (Engine) ServeMCP(ctx context.Context, b cli.MCPBackend) error {
+	return ckptmcp.NewServer(b, api.Version).Run(ctx, &mcp.StdioTransport{})
+}
+
+// Message is the store's one line for a full disk.
+func (Engine) Message(err error) (string, bool) {
+	if store.IsFull(err) {
+		return store.FullMessage(err), true
+	}
+	return "", false
+}
+
+// Main runs `ckptd ckpt [--client=PATH] ARGS...`: the ckpt command line
+// ARGS with the engine linked. PATH is the ckpt binary that handed the
+// command over.
+func Main(args []string) {
+	o := cli.Options{Engine: Engine{}, Args: args}
+	if len(args) > 0 && len(args[0]) > len("--client=") && args[0][:len("--client=")] == "--client=" {
+		o.Client, o.Args = args[0][len("--client="):], args[1:]
+	}
+	if o.Args == nil {
+		o.Args = []string{}
+	}
+	cli.Main(o)
+}

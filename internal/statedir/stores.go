@@ -1,0 +1,26 @@
+package statedir
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Key names a workspace's store: the root's base name and a hash of its
+// absolute path.
+func Key(root string) string {
+	return fmt.Sprintf("%s-%016x", filepath.Base(root), xxhash.Sum64String(root))
+}
+
+// StoreDir is where the store of the workspace at root lives.
+func StoreDir(stateDir, root string) string {
+	return filepath.Join(stateDir, "workspaces", Key(root))
+}
+
+// Known reports whether root has a store under stateDir.
+func Known(stateDir, root string) bool {
+	_, err := os.Stat(filepath.Join(StoreDir(stateDir, root), "root"))
+	return err == nil
+}
