@@ -84,14 +84,13 @@ func TestBenchHookOverhead(t *testing.T) {
 	c.turn("[[script:t2]] many calls")
 	c.turn("[[script:t3]] many calls")
 	later := readHookTimes(t, timings)
-	perCall := toolCallOverheads(later)
+	perCall, perCallCPU := toolCallOverheads(later)
 	if len(perCall) < 2*calls {
 		t.Fatalf("%d tool calls timed, want %d", len(perCall), 2*calls)
 	}
-	sort.Slice(perCall, func(i, j int) bool { return perCall[i] < perCall[j] })
-	q := func(p float64) time.Duration { return perCall[int(p*float64(len(perCall)-1))] }
-	t.Logf("with the daemon, %d files: hook overhead per tool call (PreToolUse+PostToolUse), %d calls: p50 %s, p99 %s, max %s",
-		files, len(perCall), q(0.5), q(0.99), perCall[len(perCall)-1])
+	t.Logf("with the daemon, %d files: hook overhead per tool call (PreToolUse+PostToolUse), %d calls: p50 %s, p99 %s, max %s; ckpt's own CPU p50 %s, p99 %s",
+		files, len(perCall), quantile(perCall, 0.5), quantile(perCall, 0.99), quantile(perCall, 1),
+		quantile(perCallCPU, 0.5), quantile(perCallCPU, 0.99))
 	for _, ev := range []string{"UserPromptSubmit", "Stop"} {
 		for _, h := range later {
 			if h.event == ev {
@@ -135,6 +134,7 @@ type hookTime struct {
 	event string
 	took  time.Duration
 	code  int
+	cpu   time.Duration // ckpt's own CPU time (user+sys), the daemon's not included
 }
 
 func readHookTimes(t *testing.T, path string) []hookTime {
@@ -148,11 +148,11 @@ func readHookTimes(t *testing.T, path string) []hookTime {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var h hookTime
-		var ns int64
-		if _, err := fmt.Sscanf(sc.Text(), "%s %d %d", &h.event, &ns, &h.code); err != nil {
+		var ns, cpu int64
+		if _, err := fmt.Sscanf(sc.Text(), "%s %d %d %d", &h.event, &ns, &h.code, &cpu); err != nil {
 			t.Fatalf("hook timing line %q: %v", sc.Text(), err)
 		}
-		h.took = time.Duration(ns)
+		h.took, h.cpu = time.Duration(ns), time.Duration(cpu)
 		out = append(out, h)
 	}
 	return out
@@ -166,22 +166,28 @@ func maxTook(hs []hookTime) time.Duration {
 	return m
 }
 
-// toolCallOverheads pairs each PreToolUse with the PostToolUse after it.
-func toolCallOverheads(hs []hookTime) []time.Duration {
-	var out []time.Duration
-	var pre time.Duration = -1
-	for _, h := range hs {
+// toolCallOverheads pairs each PreToolUse with the PostToolUse after it:
+// their wall times and their CPU times, summed.
+func toolCallOverheads(hs []hookTime) (wall, cpu []time.Duration) {
+	var pre *hookTime
+	for i, h := range hs {
 		switch h.event {
 		case "PreToolUse":
-			pre = h.took
+			pre = &hs[i]
 		case "PostToolUse":
-			if pre >= 0 {
-				out = append(out, pre+h.took)
+			if pre != nil {
+				wall, cpu = append(wall, pre.took+h.took), append(cpu, pre.cpu+h.cpu)
 			}
-			pre = -1
+			pre = nil
 		}
 	}
-	return out
+	return wall, cpu
+}
+
+// quantile is the p-quantile of ds (sorted in place).
+func quantile(ds []time.Duration, p float64) time.Duration {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return ds[int(p*float64(len(ds)-1))]
 }
 
 // buildHookTimer builds the timer the hooks run under: `timer LOG PROG
@@ -214,14 +220,15 @@ func main() {
 	cmd := exec.Command(os.Args[2], os.Args[3:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), os.Stdout, os.Stderr
 	start := time.Now()
-	err := cmd.Run()
+	cmd.Run()
 	took := time.Since(start)
-	code := 0
-	if err != nil {
+	code, cpu := 0, time.Duration(0)
+	if cmd.ProcessState != nil {
 		code = cmd.ProcessState.ExitCode()
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	f, _ := os.OpenFile(os.Args[1], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	fmt.Fprintf(f, "%s %d %d\n", ev, took.Nanoseconds(), code)
+	fmt.Fprintf(f, "%s %d %d %d\n", ev, took.Nanoseconds(), code, cpu.Nanoseconds())
 	f.Close()
 	os.Exit(code)
 }
