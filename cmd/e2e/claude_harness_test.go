@@ -21,7 +21,7 @@ import (
 const claudeVersion = "2.1.332"
 
 // claudeTimeout bounds one `claude -p` turn.
-const claudeTimeout = 90 * time.Second
+var claudeTimeout = 90 * time.Second
 
 // claudeBinary is the real Claude Code CLI: $CKPT_CLAUDE, else the copy
 // .ci/run installs under ~/.cache/ckpt-ci/claude, else `claude` on PATH.

@@ -32,6 +32,8 @@ func TestBenchHookOverhead(t *testing.T) {
 	}
 	claudeBinary(t)
 	requireDaemon(t)
+	claudeTimeout = 20 * time.Minute // a turn of many calls on a loaded machine
+	t.Cleanup(func() { claudeTimeout = 90 * time.Second })
 	files := envInt(t, "CKPT_HOOK_BENCH_FILES", 200_000)
 	calls := envInt(t, "CKPT_HOOK_BENCH_CALLS", 50)
 	ws := newWorkspace(t, embedded, "CKPT_AUTOSTART=1")
