@@ -25,9 +25,11 @@ var socketWait = 3 * time.Second
 // within a second, whatever it could record.
 var hookWait = 800 * time.Millisecond
 
-// errStillImporting is a hook's answer while the daemon imports the
+// stillImporting is a hook's answer while the daemon imports the
 // workspace for the first time.
-var errStillImporting = errors.New("is importing the workspace for the first time")
+func stillImporting(pid int, root string) error {
+	return fmt.Errorf("ckptd (pid %d) is importing %s for the first time: this call is not recorded; the calls after the import are", pid, root)
+}
 
 // autostartOff says why no daemon is started: "" when one may be.
 func autostartOff(cfg *config.Config) (reason, hint string) {
@@ -99,7 +101,7 @@ func waitOpened(ctx context.Context, cfg *config.Config, root string, deadline t
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("ckptd (pid %d) %w %s: this call is not recorded; the calls after the import are", h.PID, errStillImporting, root)
+			return stillImporting(h.PID, root)
 		}
 		select {
 		case <-ctx.Done():

@@ -86,7 +86,7 @@ func (g *globalOptions) addToDaemon(ctx context.Context, base *config.Config, h 
 	if err != nil {
 		c.Close()
 		if g.hook && ctx.Err() == nil && actx.Err() != nil {
-			return nil, nil, fmt.Errorf("ckptd (pid %d) %w %s: this call is not recorded; the calls after the import are", h.PID, errStillImporting, g.root)
+			return nil, nil, stillImporting(h.PID, g.root)
 		}
 		return nil, nil, fmt.Errorf("the running ckptd (pid %d) could not add %s: %w", h.PID, g.root, err)
 	}
