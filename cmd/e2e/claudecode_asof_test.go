@@ -70,13 +70,7 @@ func replayLateInterrupt(t *testing.T, m mode, killFollower bool) {
 
 	// Hold the session's lock: a follower that sees the interrupt must wait
 	// for it before it can end the run.
-	lock, err := os.OpenFile(filepath.Join(ws.state, "hooks", "claude-code", session+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
+	unlock := holdSessionLock(t, ws, session)
 	// Claude Code writes the interrupt line when the person presses Esc,
 	// with the time.
 	at := time.Now()
@@ -92,7 +86,7 @@ func replayLateInterrupt(t *testing.T, m mode, killFollower bool) {
 	ws.write("p.txt", "the person's\n")
 	ws.write("notes.txt", "the person's notes, edited after the interrupt\n")
 	time.Sleep(300 * time.Millisecond)
-	lock.Close()
+	unlock()
 	if !killFollower {
 		waitRunEnded(t, ws, session, "turn-1", followWait)
 	}
@@ -184,4 +178,39 @@ func TestRunEndAsOf(t *testing.T) {
 		ws.ckptJSON(&te, "tool", "end", "--session", "s", "--run", "r1", "--call", "c1")
 		assertChanges(t, "the window", te.Changes, want("added agent.txt"))
 	})
+}
+
+// holdSessionLock takes the lock the hooks of a Claude Code session take
+// (its hook state's), until the returned function is called.
+func holdSessionLock(t *testing.T, ws *workspace, session string) func() {
+	t.Helper()
+	dir := filepath.Join(ws.state, "hooks", "claude-code")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { lock.Close() }
+}
+
+// waitTranscriptInterrupt waits until the session's transcript, which
+// Claude Code keeps under its HOME, records an interrupt.
+func waitTranscriptInterrupt(t *testing.T, home, session string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		names, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", session+".jsonl"))
+		for _, n := range names {
+			if b, _ := os.ReadFile(n); bytes.Contains(b, []byte("[Request interrupted by user")) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no transcript of session %s records the interrupt", session)
 }
