@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
@@ -17,6 +18,8 @@ import (
 // catches the store up with the disk.
 type Engine struct {
 	mu     sync.Mutex // serializes run and tool bookkeeping
+	// restoring: a restore, undo or revert is in flight (inflight.go).
+	restoring atomic.Bool
 	ws     *snapshot.Workspace
 	sync   func(ctx context.Context) error
 	rescan func(ctx context.Context) error
