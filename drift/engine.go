@@ -17,13 +17,14 @@ import (
 // embedded client use the same Engine; they differ only in how Sync
 // catches the store up with the disk.
 type Engine struct {
-	mu sync.Mutex // serializes run and tool bookkeeping
+	mu     sync.Mutex // serializes run and tool bookkeeping
+	ws     *snapshot.Workspace
+	sync   func(ctx context.Context) error
+	rescan func(ctx context.Context) error
+	daemon func() api.Daemon
+
 	// restoring: a restore, undo or revert is in flight (inflight.go).
 	restoring atomic.Bool
-	ws        *snapshot.Workspace
-	sync      func(ctx context.Context) error
-	rescan    func(ctx context.Context) error
-	daemon    func() api.Daemon
 }
 
 // Options are what an Engine is built with besides its workspace.
