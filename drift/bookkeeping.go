@@ -91,14 +91,27 @@ func resumeRun(tx *snapshot.Tx, rec store.Run) (api.RunStart, error) {
 
 // endRun cuts the run's end_of_turn, makes it current, closes the run and
 // its windows still open (what is captured after the run is no one's),
-// and records the end.
-func endRun(tx *snapshot.Tx, rec store.Run) (store.Run, error) {
-	end, err := tx.Cut(snapshot.ReasonEndOfTurn, "", store.Attr{Session: rec.Session, Run: rec.Run})
+// and records the end. With asOf (not zero, nor later than now) the end
+// stands at that moment's journal position, and the entries after it are
+// disowned: captured after the run's end, they are the person's.
+func endRun(tx *snapshot.Tx, rec store.Run, asOf time.Time) (store.Run, error) {
+	now := time.Now().UTC()
+	seq := tx.Head()
+	if !asOf.IsZero() && asOf.Before(now) {
+		var err error
+		if seq, err = tx.SeqAsOf(runOpening(rec).from, asOf); err != nil {
+			return rec, err
+		}
+		if err := tx.Disown(seq, rec.Session, rec.Run); err != nil {
+			return rec, err
+		}
+		now = asOf.UTC()
+	}
+	end, err := tx.CutAt(seq, snapshot.ReasonEndOfTurn, "", store.Attr{Session: rec.Session, Run: rec.Run})
 	if err != nil {
 		return rec, err
 	}
-	now := time.Now().UTC()
-	rec.EndID, rec.EndSeq, rec.EndedAt, rec.UpdatedAt = end.ID, end.Seq, now, now
+	rec.EndID, rec.EndSeq, rec.EndedAt, rec.UpdatedAt = end.ID, end.Seq, now, time.Now().UTC()
 	if err := closeRun(tx, rec); err != nil {
 		return rec, err
 	}
@@ -125,7 +138,12 @@ func closeRun(tx *snapshot.Tx, rec store.Run) error {
 			return err
 		}
 		if tw.EndSeq == 0 {
-			tw.EndSeq, tw.EndedAt = rec.EndSeq, time.Now().UTC()
+			// A run ended as of an earlier moment ends a window opened
+			// after it where it opened.
+			tw.EndSeq, tw.EndedAt = max(rec.EndSeq, tw.StartSeq), rec.EndedAt
+			if tw.EndedAt.IsZero() {
+				tw.EndedAt = time.Now().UTC()
+			}
 			if err := tx.PutToolWindow(tw); err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
@@ -21,6 +22,9 @@ type Engine struct {
 	sync   func(ctx context.Context) error
 	rescan func(ctx context.Context) error
 	daemon func() api.Daemon
+
+	// restoring: a restore, undo or revert is in flight (inflight.go).
+	restoring atomic.Bool
 }
 
 // Options are what an Engine is built with besides its workspace.

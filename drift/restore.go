@@ -30,6 +30,9 @@ func (e *Engine) Restore(ctx context.Context, req api.RestoreRequest) (api.Resto
 // Undo undoes the last restore: it restores that restore's guard, exactly,
 // over the same paths, and puts back the current checkpoint it replaced.
 func (e *Engine) Undo(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error) {
+	if !req.DryRun && e.restoring.Load() {
+		return api.RestoreResult{}, ErrRestoreInFlight // the last restore is not the last yet
+	}
 	lr, err := e.ws.LastRestore()
 	if errors.Is(err, store.ErrNotFound) {
 		return api.RestoreResult{}, invalid("there is no restore to undo")
@@ -50,6 +53,11 @@ func (e *Engine) restore(ctx context.Context, target store.Checkpoint, req api.R
 	if err != nil {
 		return api.RestoreResult{}, err
 	}
+	done, err := e.beginRestore(req.DryRun)
+	if err != nil {
+		return api.RestoreResult{}, err
+	}
+	defer done()
 	if err := e.Sync(ctx); err != nil {
 		return api.RestoreResult{}, err
 	}

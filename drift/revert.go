@@ -24,6 +24,11 @@ func (e *Engine) Revert(ctx context.Context, req api.RevertRequest) (api.RevertR
 			return api.RevertResult{}, err
 		}
 	}
+	done, err := e.beginRestore(req.DryRun)
+	if err != nil {
+		return api.RevertResult{}, err
+	}
+	defer done()
 	if err := e.Sync(ctx); err != nil {
 		return api.RevertResult{}, err
 	}

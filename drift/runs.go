@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
@@ -75,6 +76,15 @@ func driftWarning(n int, baseline string) string {
 // checkpoint, closes the run and its windows still open, in one commit
 // (endRun), and reports the run's net changes.
 func (e *Engine) RunEnd(ctx context.Context, session, run string) (api.RunEnd, error) {
+	return e.RunEndAsOf(ctx, session, run, time.Time{})
+}
+
+// RunEndAsOf is RunEnd as of moment asOf (now, if zero or later): the
+// end_of_turn stands at the journal position of that moment
+// (snapshot.Tx.SeqAsOf), its windows still open end there too, and every
+// change captured after it is no longer the run's: it is drift, the
+// person's. A run that has ended is answered as it ended.
+func (e *Engine) RunEndAsOf(ctx context.Context, session, run string, asOf time.Time) (api.RunEnd, error) {
 	if err := checkRun(session, run); err != nil {
 		return api.RunEnd{}, err
 	}
@@ -91,7 +101,7 @@ func (e *Engine) RunEnd(ctx context.Context, session, run string) (api.RunEnd, e
 		if rec.EndID != "" {
 			return closeRun(tx, rec) // should a crash have left it open
 		}
-		rec, err = endRun(tx, rec)
+		rec, err = endRun(tx, rec, asOf)
 		return err
 	})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/ckptdev/ckpt/store"
 )
@@ -300,24 +299,18 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 			return ctx.Err()
 		}
 	}
-	now := time.Now().UnixNano()
 	head := ws.st.Head()
 	defer func() { ws.emitChanges(head, ws.st.Head()) }()
 	return ws.st.Write(func(w *store.Writer) error {
+		var batch journalBatch
 		if first != nil {
-			if err := ws.record(w, prev[first.path], *first, attr, unread); err != nil {
-				return err
-			}
-		}
-		for path, st := range gone {
-			if _, err := w.Record(store.Change{Path: path, Kind: store.Deleted, Attr: attr, Time: now},
-				roll(w.Fingerprint(), path, st, store.State{})); err != nil {
+			if err := ws.stage(w, &batch, prev[first.path], *first, unread); err != nil {
 				return err
 			}
 		}
 		done := 0
 		for o, ok := results.recv(); ok; o, ok = results.recv() {
-			if err := ws.record(w, prev[o.path], o, attr, unread); err != nil {
+			if err := ws.stage(w, &batch, prev[o.path], o, unread); err != nil {
 				return err
 			}
 			done++
@@ -328,7 +321,10 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		if ws.opts.Progress != nil && len(cands) > 1000 {
 			ws.opts.Progress(len(cands), len(cands))
 		}
-		return ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return batch.record(w, gone, attr)
 	})
 }
 
@@ -375,19 +371,20 @@ func settlesNothing(c candidate, o observed) bool {
 		st.Mtime >= st.Recorded-int64(racyWindow)
 }
 
-func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store.Attr, unread unreadableSet) error {
+// stage does what recording o needs before its journal entry: it stores
+// the content, notes what could not be read, rewrites an entry whose
+// content did not change, and adds a change to the batch.
+func (ws *Workspace) stage(w *store.Writer, b *journalBatch, c candidate, o observed, unread unreadableSet) error {
 	if settlesNothing(c, o) {
 		return nil
 	}
 	st := o.state
 	if o.err != nil && !st.Exists() {
 		// Vanished between the walk and the read: a deletion if we knew it.
-		if !c.hadPrev {
-			return nil
+		if c.hadPrev {
+			b.vanished = append(b.vanished, c)
 		}
-		_, err := w.Record(store.Change{Path: c.path, Kind: store.Deleted, Attr: attr, Time: time.Now().UnixNano()},
-			roll(w.Fingerprint(), c.path, c.prev, store.State{}))
-		return err
+		return nil
 	}
 	if o.err != nil {
 		// There but unreadable: what it holds is unknown, so its entry
@@ -404,13 +401,8 @@ func (ws *Workspace) record(w *store.Writer, c candidate, o observed, attr store
 		st.Seq, st.Stored = c.prev.Seq, c.prev.Stored
 		return w.Touch(c.path, st)
 	}
-	kind := store.Modified
-	if !c.hadPrev {
-		kind = store.Added
-	}
-	_, err := w.Record(store.Change{Path: c.path, Kind: kind, State: st, Attr: attr, Time: st.Recorded},
-		roll(w.Fingerprint(), c.path, c.prev, st))
-	return err
+	b.written = append(b.written, staged{c: c, st: st})
+	return nil
 }
 
 func isNotExist(err error) bool {

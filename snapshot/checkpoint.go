@@ -59,14 +59,19 @@ func (ws *Workspace) cut(reason, message string, attr store.Attr) (store.Checkpo
 // (a restore commits its guard with its intent and syncs them together).
 // unreadable are the paths whose state at it is unknown.
 func putCheckpoint(w *store.Writer, reason, message string, attr store.Attr, unreadable []string) (store.Checkpoint, error) {
+	return putCheckpointAt(w, w.Head(), w.Fingerprint(), reason, message, attr, unreadable)
+}
+
+// putCheckpointAt writes a checkpoint at journal seq, whose fingerprint
+// is fp.
+func putCheckpointAt(w *store.Writer, seq uint64, fp store.Fingerprint, reason, message string, attr store.Attr, unreadable []string) (store.Checkpoint, error) {
 	ord, err := w.NextOrd()
 	if err != nil {
 		return store.Checkpoint{}, err
 	}
-	fp := w.Fingerprint()
 	cp := store.Checkpoint{
 		ID:          newID(ord),
-		Seq:         w.Head(),
+		Seq:         seq,
 		Reason:      reason,
 		CreatedAt:   time.Now().UTC(),
 		Session:     attr.Session,

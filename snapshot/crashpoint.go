@@ -20,6 +20,10 @@ var (
 	// time for the writes a test keeps making to be captured, were the
 	// capture not held off until the Tx commits.
 	slowDrift = os.Getenv("CKPT_TEST_SLOW_DRIFT") == "1"
+	// slowRestore makes a restore wait that long once its guard and
+	// intent are durable (CKPT_TEST_SLOW_RESTORE=DURATION): time for a
+	// test to ask for another restore while it is in flight.
+	slowRestore, _ = time.ParseDuration(os.Getenv("CKPT_TEST_SLOW_RESTORE"))
 )
 
 // The steps crashAt can name: those of Update (run and tool start and
@@ -51,6 +55,12 @@ func crashStep(done int) {
 func crashPoint(step string) {
 	if crashAt == step {
 		os.Exit(3)
+	}
+}
+
+func slowRestorePoint() {
+	if slowRestore > 0 {
+		time.Sleep(slowRestore)
 	}
 }
 

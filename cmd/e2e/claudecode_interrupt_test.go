@@ -39,14 +39,16 @@ func waitRunEnded(t *testing.T, ws *workspace, session, run string, within time.
 // TestClaudeCodeInterrupt interrupts the real CLI during a tool call, as
 // Esc does (the SDK's interrupt request): Claude Code sends no PostToolUse
 // and no Stop, and records the interrupt in the transcript. The run ends
-// at once all the same, so the person's edit afterwards is drift, told to
+// as of the interrupt all the same, even when ckpt learns of it only after
+// the person has edited, so the person's edits afterwards are drift, told to
 // the agent at the next prompt, and reverting the interrupted turn takes
-// back only what the agent wrote.
+// back only what the agent wrote and keeps them byte for byte.
 func TestClaudeCodeInterrupt(t *testing.T) {
 	claudeBinary(t)
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m)
 		ws.write("a.txt", "a\n")
+		ws.write("notes.txt", "the person's notes\n")
 		c := newClaudeSession(t, ws, map[string][]apiReply{
 			"t1": {
 				{tools: []apiToolUse{{id: "toolu_slow", name: "Bash", input: map[string]any{"command": "echo by the agent > x.txt; sleep 60", "description": "slow"}}}},
@@ -63,11 +65,21 @@ func TestClaudeCodeInterrupt(t *testing.T) {
 		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t1]] go"}}`)
 		p.waitFile(ws.path("x.txt"))
 		time.Sleep(200 * time.Millisecond) // the PreToolUse hook has returned: the command runs
+		// Hold the session's lock, so that ckpt ends the run only after the
+		// person's edits below: they come after the interrupt all the same.
+		unlock := holdSessionLock(t, ws, c.id)
 		p.send(`{"type":"control_request","request_id":"int-1","request":{"subtype":"interrupt"}}`)
-		took := waitRunEnded(t, ws, c.id, "turn-1", 10*time.Second)
-		t.Logf("the interrupted run ended %s after the interrupt was sent", took.Round(time.Millisecond))
-
+		waitTranscriptInterrupt(t, c.home, c.id)
+		time.Sleep(200 * time.Millisecond)
 		ws.write("p.txt", "by the person\n")
+		ws.write("notes.txt", "the person's notes, edited after the interrupt\n")
+		time.Sleep(200 * time.Millisecond)
+		unlock()
+		took := waitRunEnded(t, ws, c.id, "turn-1", 10*time.Second)
+		t.Logf("the interrupted run ended %s after the person's edits", took.Round(time.Millisecond))
+		if st := ws.status(); !st.Drifted {
+			t.Errorf("the person's edits after the interrupt are not drift: %+v", st.Changes)
+		}
 		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t2]] next"}}`)
 		p.waitFile(ws.path("z.txt"))
 		p.close()
@@ -77,8 +89,9 @@ func TestClaudeCodeInterrupt(t *testing.T) {
 		assertChanges(t, "interrupted turn-1", r1.Files, want("added x.txt"))
 		ws.ckptJSON(&r2, "diff", "--session", c.id, "--run", "turn-2")
 		assertChanges(t, "turn-2", r2.Files, want("added z.txt"))
-		if pr := firstPrompt(c.api, "t2"); !strings.Contains(pr, `added: \"p.txt\"`) {
-			t.Errorf("turn 2's prompt does not tell the agent of the person's p.txt:\n%s", pr)
+		pr := firstPrompt(c.api, "t2")
+		if !strings.Contains(pr, `added: \"p.txt\"`) || !strings.Contains(pr, `modified: \"notes.txt\"`) {
+			t.Errorf("turn 2's prompt does not tell the agent of the person's p.txt and notes.txt:\n%s", pr)
 		}
 		afterT2 := ws.tree()
 		var rv revertJSON
@@ -86,7 +99,7 @@ func TestClaudeCodeInterrupt(t *testing.T) {
 		wantTree := afterT2
 		delete(wantTree, "x.txt")
 		assertTree(t, "after revert of the interrupted turn", wantTree, ws.tree())
-		if !ws.exists("p.txt") || before["a.txt"] != ws.tree()["a.txt"] {
+		if !ws.exists("p.txt") || before["a.txt"] != ws.tree()["a.txt"] || ws.read("notes.txt") != "the person's notes, edited after the interrupt\n" {
 			t.Errorf("revert of turn-1 touched the person's files")
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fixture is one recorded hook payload (testdata/claude-code/README.md).
@@ -154,7 +155,7 @@ func TestClaudeCodeReplayInterrupt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tf.Write(append([]byte(`{"parentUuid":"f3e9c09f`), interrupt...))
+		tf.Write(stampedAt(append([]byte(`{"parentUuid":"f3e9c09f`), interrupt...), time.Now()))
 		tf.Close()
 		waitRunEnded(t, ws, session, "turn-1", followWait)
 		ws.write("p.txt", "the person's\n")

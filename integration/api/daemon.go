@@ -107,6 +107,9 @@ type ErrorBody struct {
 type RunBody struct {
 	Session string `json:"session_id"`
 	Run     string `json:"run_id"`
+	// AsOf (run end only, RFC 3339): end the run as of this moment, already
+	// past; what was changed after it is drift, not the run's.
+	AsOf time.Time `json:"as_of,omitzero"`
 }
 
 // CheckpointBody is POST /v1/checkpoint.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/ckptdev/ckpt/integration/api"
 )
@@ -83,7 +84,12 @@ func (w *WorkspaceClient) RunStart(ctx context.Context, session, run string) (ap
 
 // RunEnd is POST /v1/run/end.
 func (w *WorkspaceClient) RunEnd(ctx context.Context, session, run string) (api.RunEnd, error) {
-	return call[api.RunEnd](ctx, w, http.MethodPost, "/v1/run/end", w.query(), api.RunBody{Session: session, Run: run})
+	return w.RunEndAsOf(ctx, session, run, time.Time{})
+}
+
+// RunEndAsOf is POST /v1/run/end with as_of (none when asOf is zero).
+func (w *WorkspaceClient) RunEndAsOf(ctx context.Context, session, run string, asOf time.Time) (api.RunEnd, error) {
+	return call[api.RunEnd](ctx, w, http.MethodPost, "/v1/run/end", w.query(), api.RunBody{Session: session, Run: run, AsOf: asOf})
 }
 
 // ToolStart is POST /v1/tool/start.

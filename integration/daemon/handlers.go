@@ -198,7 +198,7 @@ var engineRoutes = map[string]engineRoute{
 		if err != nil {
 			return nil, err
 		}
-		return answer(e.RunEnd(ctx, b.Session, b.Run))
+		return answer(e.RunEndAsOf(ctx, b.Session, b.Run, b.AsOf))
 	}},
 	"/v1/tool/start": {http.MethodPost, true, func(ctx context.Context, e *drift.Engine, r *http.Request) (any, error) {
 		req, err := body[api.ToolRequest](r)

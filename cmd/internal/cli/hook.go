@@ -101,12 +101,12 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 			return err
 		}
 	}
-	interrupted := missedInterrupt(&st)
+	interruptedAt, interrupted := missedInterrupt(&st)
 	var o hooks.Outcome
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
 		if interrupted {
-			if st, _, err = applyPlan(ctx, b, hooks.Event{HookInput: interruptInput(in.SessionID)}, st, g.root, true); err != nil {
+			if st, _, err = applyPlan(ctx, b, hooks.Event{HookInput: interruptInput(in.SessionID, interruptedAt)}, st, g.root, true); err != nil {
 				return err
 			}
 		}
@@ -190,7 +190,7 @@ func applyPlan(ctx context.Context, b backend, ev hooks.Event, st claudecode.Hoo
 			o.Started = &rs
 		case claudecode.ActionRunEnd:
 			var re api.RunEnd
-			re, err = b.RunEnd(ctx, a.Session, a.Run)
+			re, err = b.RunEndAsOf(ctx, a.Session, a.Run, a.AsOf)
 			o.Ended = &re
 		case claudecode.ActionRunWait:
 			o.Waiting = a.Run

@@ -29,9 +29,10 @@ const (
 	followMaxLife = 24 * time.Hour
 )
 
-// interruptInput is the event ckpt plans for an interrupt.
-func interruptInput(session string) claudecode.HookInput {
-	return claudecode.HookInput{Event: claudecode.EventInterrupt, SessionID: session}
+// interruptInput is the event ckpt plans for an interrupt the transcript
+// recorded at time at: the run ends as of then.
+func interruptInput(session string, at time.Time) claudecode.HookInput {
+	return claudecode.HookInput{Event: claudecode.EventInterrupt, SessionID: session, InterruptedAt: at}
 }
 
 // turnEnd reports whether a run end on this event is where the person is
@@ -54,17 +55,17 @@ func transcriptStart(path string) (string, int64) {
 
 // missedInterrupt reads the open run's transcript from where the hooks
 // left it, advancing st's offset, and reports whether it records an
-// interrupt. An unreadable transcript records none.
-func missedInterrupt(st *claudecode.HookState) bool {
+// interrupt, and its time. An unreadable transcript records none.
+func missedInterrupt(st *claudecode.HookState) (time.Time, bool) {
 	if st.Run == "" || st.Transcript == "" {
-		return false
+		return time.Time{}, false
 	}
-	_, found, next, err := claudecode.FindInterrupt(st.Transcript, st.TranscriptOffset, time.Time{})
+	at, found, next, err := claudecode.FindInterrupt(st.Transcript, st.TranscriptOffset, time.Time{})
 	if err != nil {
-		return false
+		return time.Time{}, false
 	}
 	st.TranscriptOffset = next
-	return found
+	return at, found
 }
 
 // offsetSaveStep is how far the hooks' transcript offset must move before
@@ -124,21 +125,21 @@ func followTranscript(cmd *cobra.Command, g *globalOptions, session string) erro
 		if st.Transcript != transcript || st.TranscriptOffset > offset {
 			transcript, offset = st.Transcript, st.TranscriptOffset
 		}
-		_, found, next, err := claudecode.FindInterrupt(transcript, offset, time.Time{})
+		at, found, next, err := claudecode.FindInterrupt(transcript, offset, time.Time{})
 		if err != nil {
 			return err
 		}
 		offset = next
 		if found {
-			return endInterrupted(cmd, g, base.StateDir, session, st.Run)
+			return endInterrupted(cmd, g, base.StateDir, session, st.Run, at)
 		}
 	}
 	return nil
 }
 
-// endInterrupted ends the session's run, under the session's lock, if it
-// is still the open one.
-func endInterrupted(cmd *cobra.Command, g *globalOptions, stateDir, session, runID string) error {
+// endInterrupted ends the session's run as of at, under the session's
+// lock, if it is still the open one.
+func endInterrupted(cmd *cobra.Command, g *globalOptions, stateDir, session, runID string, at time.Time) error {
 	hs, err := openHookState(cmd.Context(), stateDir, "claude-code", session)
 	if err != nil {
 		return err
@@ -151,7 +152,7 @@ func endInterrupted(cmd *cobra.Command, g *globalOptions, stateDir, session, run
 	g.dir = st.Workspace
 	err = run(g, func(ctx context.Context, b backend) error {
 		var err error
-		st, _, err = applyPlan(ctx, b, hooks.Event{HookInput: interruptInput(session)}, st, g.root, true)
+		st, _, err = applyPlan(ctx, b, hooks.Event{HookInput: interruptInput(session, at)}, st, g.root, true)
 		return err
 	})(cmd, nil)
 	if serr := hs.save(st); err == nil {

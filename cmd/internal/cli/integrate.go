@@ -30,13 +30,15 @@ type agentRuntime struct {
 	mcp       install.MCPServer
 	clis      []string
 	configDir string
+	// approval, if set, is where a project's MCP servers are approved.
+	approval *install.MCPApproval
 }
 
 var agentRuntimes = []agentRuntime{
-	{claudecode.Install, claudecode.MCP, []string{"claude"}, ".claude"},
-	{codex.Install, codex.MCP, []string{"codex"}, ".codex"},
-	{gemini.Install, gemini.MCP, []string{"gemini"}, ".gemini"},
-	{cursor.Install, cursor.MCP, []string{"cursor-agent", "cursor"}, ".cursor"},
+	{claudecode.Install, claudecode.MCP, []string{"claude"}, ".claude", &claudecode.MCPApproval},
+	{codex.Install, codex.MCP, []string{"codex"}, ".codex", nil},
+	{gemini.Install, gemini.MCP, []string{"gemini"}, ".gemini", nil},
+	{cursor.Install, cursor.MCP, []string{"cursor-agent", "cursor"}, ".cursor", nil},
 }
 
 func findRuntime(name string) (agentRuntime, bool) {
@@ -231,6 +233,7 @@ type settingsChange struct {
 	changed bool
 	backup  string
 	mcp     bool // only the registration of ckpt mcp changes in it
+	approve bool // only the approval of ckpt mcp changes in it
 }
 
 func integrate(cmd *cobra.Command, g *globalOptions, r agentRuntime, o integrateOptions) error {
@@ -411,6 +414,10 @@ func reportIntegrate(g *globalOptions, runtime string, o integrateOptions, chang
 		default:
 			verb := "merged ckpt's hooks into"
 			switch {
+			case i > 0 && changes[i].approve && o.uninstall:
+				verb = "withdrew the approval of ckpt's MCP server from"
+			case i > 0 && changes[i].approve:
+				verb = "approved ckpt's MCP server (as Claude Code's prompt would) in"
 			case i > 0 && changes[i].mcp && o.uninstall:
 				verb = "removed ckpt's MCP server from"
 			case i > 0 && changes[i].mcp:

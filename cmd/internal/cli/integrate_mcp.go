@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"path/filepath"
 
 	"github.com/ckptdev/ckpt/integration/hooks/install"
 )
@@ -34,7 +35,31 @@ func planMCP(r agentRuntime, o integrateOptions, dir, exe string, changes []sett
 		return nil, err
 	}
 	c.changed = !bytes.Equal(c.new, c.old) || !c.existed && len(c.new) > 0
+	if r.approval != nil && !o.user {
+		return planMCPApproval(*r.approval, o, dir, changes)
+	}
 	return changes, nil
+}
+
+// planMCPApproval adds the approval of the project's ckpt server, where the
+// runtime keeps the person's approvals of a project's servers, to the
+// changes (or, with --uninstall, its withdrawal).
+func planMCPApproval(a install.MCPApproval, o integrateOptions, dir string, changes []settingsChange) ([]settingsChange, error) {
+	c, err := readSettings(filepath.Join(dir, a.File))
+	if err != nil {
+		return nil, err
+	}
+	if o.uninstall {
+		c.new, _, err = a.Revoke(c.path, c.old)
+	} else {
+		c.new, _, err = a.Approve(c.path, c.old)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.approve = true
+	c.changed = !bytes.Equal(c.new, c.old) || !c.existed && len(c.new) > 0
+	return append(changes, c), nil
 }
 
 // mcpInstalledIn is whether the MCP file registers ckpt's server.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,11 +42,23 @@ func progressBar(g *globalOptions) func(done, total int) {
 }
 
 // confirm asks on a terminal; elsewhere the caller decided already.
-func confirm(question string) bool {
+// Ctrl-C while it waits for the answer (ctx is cancelled by SIGINT) is no:
+// it returns ctx's error at once, and ckpt exits as interrupted.
+func confirm(ctx context.Context, question string) (bool, error) {
 	fmt.Fprintf(os.Stderr, "%s [y/N] ", question)
-	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
-	line = strings.ToLower(strings.TrimSpace(line))
-	return line == "y" || line == "yes"
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		line = strings.ToLower(strings.TrimSpace(line))
+		return line == "y" || line == "yes", nil
+	case <-ctx.Done():
+		fmt.Fprintln(os.Stderr)
+		return false, ctx.Err()
+	}
 }
 
 func writeChanges(w io.Writer, indent string, changes []api.Change) {

@@ -93,8 +93,8 @@ func runRestore(ctx context.Context, g *globalOptions, o restoreOptions, req api
 			return restoreFailure(r)
 		}
 		g.close()
-		if !confirm(fmt.Sprintf("Restore %s?", count(len(r.Restored), "path"))) {
-			return errors.New("restore cancelled; nothing was changed")
+		if ok, err := confirm(ctx, fmt.Sprintf("Restore %s?", count(len(r.Restored), "path"))); err != nil || !ok {
+			return cancelled("restore", err)
 		}
 		if b, err = g.open(ctx); err != nil {
 			return err
@@ -210,4 +210,13 @@ func writeRestoreEnd(w io.Writer, r api.RestoreResult) {
 	case !r.DryRun:
 		fmt.Fprintln(w, "nothing to write, so no guard checkpoint was cut")
 	}
+}
+
+// cancelled is the error of a restore or revert the person declined at
+// the prompt: no, or Ctrl-C (err, which ckpt reports as an interrupt).
+func cancelled(what string, err error) error {
+	if err != nil {
+		return err
+	}
+	return errors.New(what + " cancelled; nothing was changed")
 }

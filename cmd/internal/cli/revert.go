@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,8 +61,8 @@ func runRevert(ctx context.Context, g *globalOptions, o revertOptions, req api.R
 			return revertFailure(r)
 		}
 		g.close() // as a restore does: no store lock held while the person decides
-		if !confirm(fmt.Sprintf("Revert %s?", count(len(r.Restored), "path"))) {
-			return errors.New("revert cancelled; nothing was changed")
+		if ok, err := confirm(ctx, fmt.Sprintf("Revert %s?", count(len(r.Restored), "path"))); err != nil || !ok {
+			return cancelled("revert", err)
 		}
 		if b, err = g.open(ctx); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +28,7 @@ type backend interface {
 	RunDiff(ctx context.Context, req api.RunRequest) (api.RunDiff, error)
 	RunStart(ctx context.Context, session, run string) (api.RunStart, error)
 	RunEnd(ctx context.Context, session, run string) (api.RunEnd, error)
+	RunEndAsOf(ctx context.Context, session, run string, asOf time.Time) (api.RunEnd, error)
 	ToolStart(ctx context.Context, req api.ToolRequest) (api.Checkpoint, error)
 	ToolEnd(ctx context.Context, req api.ToolRequest) (api.ToolEnd, error)
 	Restore(ctx context.Context, req api.RestoreRequest) (api.RestoreResult, error)

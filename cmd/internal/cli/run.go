@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 )
 
 type runOptions struct{ session, run string }
@@ -43,12 +46,21 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		}),
 	}
 	start.flags(startCmd)
+	var asOf string
+	var asOfTime time.Time
 	endCmd := &cobra.Command{
-		Use:   "end --session S --run R",
+		Use:   "end --session S --run R [--as-of TIME]",
 		Short: "End a run: cut end_of_turn and list what the run changed",
-		Args:  noArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := noArgs(cmd, args); err != nil {
+				return err
+			}
+			var err error
+			asOfTime, err = parseAsOf(asOf)
+			return err
+		},
 		RunE: run(g, func(ctx context.Context, b backend) error {
-			r, err := b.RunEnd(ctx, end.session, end.run)
+			r, err := b.RunEndAsOf(ctx, end.session, end.run, asOfTime)
 			if err != nil {
 				return err
 			}
@@ -62,6 +74,19 @@ func newRunCommand(g *globalOptions) *cobra.Command {
 		}),
 	}
 	end.flags(endCmd)
+	endCmd.Flags().StringVar(&asOf, "as-of", "", "end the run as of this moment already past (RFC 3339): what changed after it is drift, not the run's")
 	cmd.AddCommand(startCmd, endCmd)
 	return cmd
+}
+
+// parseAsOf is run end's --as-of: an RFC 3339 time, or zero when not given.
+func parseAsOf(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, exitcode.Usage(fmt.Errorf("--as-of %q is not an RFC 3339 time (like 2026-12-01T10:54:47.806Z)", s))
+	}
+	return t, nil
 }

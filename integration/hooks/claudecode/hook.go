@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ckptdev/ckpt/integration/agenttext"
 	"github.com/ckptdev/ckpt/integration/api"
@@ -52,6 +53,9 @@ type HookInput struct {
 	Source         string // SessionStart
 	Reason         string // SessionEnd
 	AgentID        string // set inside subagents
+	// InterruptedAt: EventInterrupt: when the transcript says the person
+	// interrupted the turn; the run ends as of then.
+	InterruptedAt time.Time
 	// RunningSubagents: Stop, SubagentStop: the background subagents
 	// background_tasks lists as running (their agent ids).
 	RunningSubagents []string
@@ -192,6 +196,9 @@ type Action struct {
 	Command string
 	// Agent is the subagent that made a tool call; "" for the main agent.
 	Agent string
+	// AsOf: a run end as of this moment already past (an interrupt);
+	// zero: now.
+	AsOf time.Time
 }
 
 // ToolRequest is the action as the engine's tool request.
@@ -228,7 +235,8 @@ func Relevant(in HookInput) bool {
 //	                        subagents still run: then the run waits for them
 //	SubagentStop            end a waiting run when its last subagent stops
 //	StopFailure, SessionEnd end the open run, if any; so does an interrupt
-//	                        the transcript records (EventInterrupt)
+//	                        the transcript records (EventInterrupt), as of
+//	                        the interrupt's time
 //	anything else           nothing
 //
 // Read-only tools get no window. Apply each action's effect on the state,
@@ -273,10 +281,28 @@ func Plan(in HookInput, st HookState) []Action {
 		return planStop(in, st)
 	case EventSubagentStop:
 		return planSubagentStop(in, st)
-	case EventSessionEnd, EventStopFailure, EventInterrupt:
+	case EventInterrupt:
+		if st.Run != "" {
+			acts = append(acts, Action{Kind: ActionRunEnd, Session: s, Run: st.Run, AsOf: interruptEnd(in.InterruptedAt)})
+		}
+	case EventSessionEnd, EventStopFailure:
 		endOpen()
 	}
 	return acts
+}
+
+// transcriptTick is the precision of a transcript's timestamps: Claude
+// Code writes JavaScript's toISOString, to the millisecond.
+const transcriptTick = time.Millisecond
+
+// interruptEnd is the moment a run interrupted at at (as the transcript
+// writes it) ends as of: the end of that millisecond, since the interrupt
+// came within it, and what the agent wrote just before it is the run's.
+func interruptEnd(at time.Time) time.Time {
+	if at.IsZero() {
+		return at
+	}
+	return at.Truncate(transcriptTick).Add(transcriptTick - 1)
 }
 
 // Apply is the state after an action succeeded. The command sets

@@ -155,3 +155,18 @@ func TestUndoMessage(t *testing.T) {
 		t.Errorf("UndoMessage = %q, want %q", got, want)
 	}
 }
+
+// TestInterruptEndsAsOfIt: the run an interrupt ends ends as of the end of
+// the millisecond the transcript gives for it, not when ckpt learns of it.
+func TestInterruptEndsAsOfIt(t *testing.T) {
+	st := HookState{Session: "s", Turns: 1, Run: "turn-1"}
+	at := time.Date(2026, 12, 1, 10, 54, 47, 806e6, time.UTC)
+	acts := Plan(HookInput{Event: EventInterrupt, SessionID: "s", InterruptedAt: at}, st)
+	if len(acts) != 1 || acts[0].Kind != ActionRunEnd || !acts[0].AsOf.Equal(at.Add(time.Millisecond-1)) {
+		t.Fatalf("plan = %+v, want a run end as of %v", acts, at.Add(time.Millisecond-1))
+	}
+	stop := mustParse(t, `{"hook_event_name":"Stop","session_id":"s"}`)
+	if acts := Plan(stop, st); len(acts) != 1 || !acts[0].AsOf.IsZero() {
+		t.Errorf("Stop's run end = %+v, want one as of now", acts)
+	}
+}
