@@ -52,10 +52,11 @@ async function start() {
   });
   $('undo').addEventListener('click', undoLastRestore);
   window.addEventListener('hashchange', route);
-  // The first load waits for the stream to open (a moment on loopback),
-  // so that no event can fall between the two and it need not be loaded
-  // twice; it does not wait more than a second.
-  await Promise.race([connect(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+  // The first load does not wait for the stream: when the stream opens
+  // after the load started (an event may fall between the two), the view
+  // is loaded once more, which costs little (rows that did not change are
+  // kept).
+  connect();
   route();
 }
 
@@ -85,16 +86,13 @@ function route() {
 
 let source = null;
 
-// connect opens the workspace's event stream; it resolves once it is
-// open.
+// connect opens the workspace's event stream.
 function connect() {
   if (source) source.close();
-  if (!app.ws) return Promise.resolve();
+  if (!app.ws) return;
   source = events(app.ws);
   let opened = false;
   const before = app.stats.reloadsStarted;
-  let resolve;
-  const open = new Promise((r) => { resolve = r; });
   // Events before the stream opened are not sent: load again then. The
   // first time, only if a load started before the stream was open.
   source.onopen = () => {
@@ -103,7 +101,6 @@ function connect() {
     if (opened) reload('reconnect');
     else if (app.stats.reloadsStarted > before) scheduleReload();
     opened = true;
-    resolve();
   };
   source.onerror = () => { $('live').textContent = 'reconnecting…'; $('live').className = 'live off'; };
   for (const type of ['change', 'checkpoint', 'restore', 'review', 'lost']) {
@@ -112,7 +109,6 @@ function connect() {
       onEvent(type, JSON.parse(ev.data));
     });
   }
-  return open;
 }
 
 // onEvent: a restore (or a lost event) reloads at once, superseding any
