@@ -39,6 +39,7 @@ func (e *Engine) Review(ctx context.Context, req api.ReviewRequest) (api.Review,
 	if err := e.ws.Store().Write(func(w *store.Writer) error { return w.PutReview(rv) }); err != nil {
 		return api.Review{}, err
 	}
+	e.ws.NoteReview(rv) // open panels show it at once
 	return api.Review{Path: rv.Path, Mark: rv.Mark, At: rv.At}, nil
 }
 

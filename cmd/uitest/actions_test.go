@@ -192,7 +192,7 @@ func TestReviewMarksSurviveReload(t *testing.T) {
 		}
 	}
 	d.ckpt("review", "--session", "s1", "--run", "r1", "--clear", "util.go")
-	p.run(chromedp.Reload()) // a mark is no event: the panel shows it at its next load
+	p.run(chromedp.Reload()) // and a mark cleared by the CLI stays cleared after a reload
 	p.wait(`document.body.dataset.gen >= 1 && ` + rowJS("util.go") + `?.dataset.review === ''`)
 	p.click(row("a.txt") + " button.clear")
 	p.wait(rowJS("a.txt") + `?.dataset.review === ''`)

@@ -70,7 +70,8 @@ const (
 	EventChange     = "change"
 	EventCheckpoint = "checkpoint"
 	EventRestore    = "restore"
-	EventLost       = "lost" // events were dropped for this subscriber
+	EventReview     = "review" // a review mark was set or cleared
+	EventLost       = "lost"   // events were dropped for this subscriber
 )
 
 // Event is one server-sent event of GET /v1/events.
@@ -81,6 +82,7 @@ type Event struct {
 	Change     *ChangeEvent   `json:"change,omitempty"`
 	Checkpoint *Checkpoint    `json:"checkpoint,omitempty"`
 	Restore    *RestoreResult `json:"restore,omitempty"`
+	Review     *ReviewEvent   `json:"review,omitempty"`
 	Lost       int64          `json:"lost,omitempty"` // how many events were dropped
 }
 
@@ -96,6 +98,15 @@ type ChangeEvent struct {
 	// SharedWith: the other runs and tool calls open when the change was
 	// captured (the ids above name the newest); any of them may have made it.
 	SharedWith []Party `json:"shared_with,omitempty"`
+}
+
+// ReviewEvent is a review mark set (Mark "" : cleared) on a file of a run.
+type ReviewEvent struct {
+	SessionID string    `json:"session_id"`
+	RunID     string    `json:"run_id"`
+	Path      string    `json:"path"`
+	Mark      string    `json:"mark"`
+	At        time.Time `json:"at"`
 }
 
 // ErrorBody is every error answer.

@@ -189,6 +189,10 @@ func eventOf(root string, ev snapshot.Event) api.Event {
 		out.Time = cp.CreatedAt
 	case ev.Restore != nil:
 		out.Restore = restoreOf(*ev.Restore)
+	case ev.Review != nil:
+		rv := ev.Review
+		out.Review = &api.ReviewEvent{SessionID: rv.Session, RunID: rv.Run, Path: api.QuotePath(rv.Path), Mark: rv.Mark, At: rv.At}
+		out.Time = rv.At
 	}
 	return out
 }

@@ -3,8 +3,8 @@
 //
 // index.html is the page; assets/ holds what it loads: app.js (the router
 // and the live connection), api.js (requests to the daemon), the views
-// (timeline.js, run.js, history.js, drift.js), diff.js (the diff viewer),
-// dom.js (a small element builder) and style.css (light and dark).
+// (timeline.js, run.js, history.js, drift.js), filelist.js (the run view's
+// windowed list of files), diff.js (the diff viewer), dom.js (a small element builder) and style.css (light and dark).
 package web
 
 import "embed"

@@ -20,7 +20,11 @@ export const app = {
   gen: 0, // the latest reload: older ones are not applied
   loading: false,
   dirty: false,
-  stats: { reloadsStarted: 0, reloadsApplied: 0, reloadsDropped: 0, events: 0, posts: {}, lastRender: 0 },
+  // lastRender: when the latest applied reload's DOM was built; lastPaint:
+  // the frame after it (style, layout and paint done); firstRender and
+  // firstPaint: the same of the page's first applied reload; all in ms
+  // since the page's navigation began (performance.now()).
+  stats: { reloadsStarted: 0, reloadsApplied: 0, reloadsDropped: 0, events: 0, posts: {}, lastRender: 0, lastPaint: 0, firstRender: 0, firstPaint: 0 },
 };
 window.ckpt = app;
 app.onEvent = (type, data) => onEvent(type, data);
@@ -48,6 +52,10 @@ async function start() {
   });
   $('undo').addEventListener('click', undoLastRestore);
   window.addEventListener('hashchange', route);
+  // The first load does not wait for the stream: when the stream opens
+  // after the load started (an event may fall between the two), the view
+  // is loaded once more, which costs little (rows that did not change are
+  // kept).
   connect();
   route();
 }
@@ -78,22 +86,24 @@ function route() {
 
 let source = null;
 
+// connect opens the workspace's event stream.
 function connect() {
   if (source) source.close();
   if (!app.ws) return;
   source = events(app.ws);
   let opened = false;
+  const before = app.stats.reloadsStarted;
   // Events before the stream opened are not sent: load again then. The
-  // first time, after the first load is shown (it may predate the stream).
+  // first time, only if a load started before the stream was open.
   source.onopen = () => {
     $('live').textContent = 'live';
     $('live').className = 'live on';
     if (opened) reload('reconnect');
-    else scheduleReload();
+    else if (app.stats.reloadsStarted > before) scheduleReload();
     opened = true;
   };
   source.onerror = () => { $('live').textContent = 'reconnecting…'; $('live').className = 'live off'; };
-  for (const type of ['change', 'checkpoint', 'restore', 'lost']) {
+  for (const type of ['change', 'checkpoint', 'restore', 'review', 'lost']) {
     source.addEventListener(type, (ev) => {
       app.stats.events++;
       onEvent(type, JSON.parse(ev.data));
@@ -102,11 +112,15 @@ function connect() {
 }
 
 // onEvent: a restore (or a lost event) reloads at once, superseding any
-// reload in flight; changes and checkpoints reload, coalesced.
+// reload in flight; changes, checkpoints and review marks reload,
+// coalesced. The view sees the event first (the run view patches a row
+// at once), before the reload it starts. Before the first view is shown
+// there is nothing to reload: its first load comes after the event.
 export function onEvent(type, data) {
+  if (!app.view) return;
+  if (app.view.onEvent) app.view.onEvent(type, data);
   if (type === 'restore' || type === 'lost') reload(type);
   else scheduleReload();
-  if (app.view && app.view.onEvent) app.view.onEvent(type, data);
 }
 
 function scheduleReload() {
@@ -133,10 +147,12 @@ export async function reload(why) {
     }
     app.status = status;
     renderHeader();
-    if (view) view.render(data);
+    if (view) view.render(data, gen);
     app.stats.reloadsApplied++;
     app.stats.lastRender = performance.now();
+    if (!app.stats.firstRender) app.stats.firstRender = app.stats.lastRender;
     document.body.dataset.gen = String(app.stats.reloadsApplied);
+    notePaint();
   } catch (e) {
     if (gen === app.gen) showNotice(e.message);
   } finally {
@@ -145,6 +161,14 @@ export async function reload(why) {
       if (app.dirty) reload('dirty');
     }
   }
+}
+
+// notePaint records when the frame after the latest render is done.
+function notePaint() {
+  requestAnimationFrame(() => setTimeout(() => {
+    app.stats.lastPaint = performance.now();
+    if (!app.stats.firstPaint) app.stats.firstPaint = app.stats.lastPaint;
+  }));
 }
 
 function renderHeader() {
