@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/internal/fsutil"
@@ -79,7 +80,8 @@ type applier struct {
 	ws   *Workspace
 	root *os.Root
 	mu   sync.Mutex
-	done int // changes made (or failed) on disk
+	slow sync.Mutex // CKPT_TEST_SLOW_RESTORE: one change at a time
+	done int        // changes made (or failed) on disk
 	// admitted: changes begun, for the crash tests (admit).
 	admitted int
 	staged   int // files staged so far: decides how directories are synced
@@ -112,8 +114,14 @@ func (a *applier) counted() {
 // admit is called before each change: with CKPT_TEST_CRASH_AFTER=N, the
 // workers that would begin a change after the N-th wait for the one that
 // makes the N-th to stop the process, so exactly N changes are on disk
-// when it stops, however many workers run.
+// when it stops, however many workers run. With CKPT_TEST_SLOW_RESTORE
+// the changes begin one at a time, that long apart.
 func (a *applier) admit() {
+	if slowRestore > 0 {
+		a.slow.Lock()
+		time.Sleep(slowRestore)
+		a.slow.Unlock()
+	}
 	if crashAfter <= 0 {
 		return
 	}

@@ -20,6 +20,10 @@ var (
 	// time for the writes a test keeps making to be captured, were the
 	// capture not held off until the Tx commits.
 	slowDrift = os.Getenv("CKPT_TEST_SLOW_DRIFT") == "1"
+	// slowRestore makes a restore begin its changes on disk one at a
+	// time, this long apart (CKPT_TEST_SLOW_RESTORE, a duration): time
+	// for a test to kill -9 the process midway.
+	slowRestore, _ = time.ParseDuration(os.Getenv("CKPT_TEST_SLOW_RESTORE"))
 )
 
 // The steps crashAt can name: those of Update (run and tool start and
