@@ -8,7 +8,9 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/internal/fsutil"
@@ -20,10 +22,11 @@ import (
 const InternalPrefix = fsutil.InternalPrefix
 
 // writeBatch bounds how many temp files are staged at once, which is what
-// a crash can leave for the next Open to remove. A batch this large is made
-// durable with one syncfs (durable.go), so it keeps no file open. The tests
-// shrink it (TestMain) to restore in several batches.
-var writeBatch = 2048
+// a crash can leave for the next Open to remove (and the room they take
+// beside the files they replace). A batch this large is made durable with
+// one syncfs (durable.go), so it keeps no file open. The tests shrink it
+// (TestMain) to restore in several batches.
+var writeBatch = 4096
 
 // apply writes the actions through an os.Root on the workspace, so no write
 // can leave it whatever the stored paths or the symlinks on disk say.
@@ -60,10 +63,7 @@ func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, erro
 			i++
 			continue
 		}
-		n := 1
-		for n < writeBatch && i+n < len(order) && order[i+n].State.Exists() {
-			n++
-		}
+		n := batchLen(order[i:])
 		a.writeBatch(order[i : i+n])
 		i += n
 	}
@@ -74,25 +74,64 @@ func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, erro
 	return a.failed, nil
 }
 
-// applier carries one apply's state.
+// applier carries one apply's state. mu guards done, failed and dirs,
+// which the workers of a batch (applybatch.go) update.
 type applier struct {
-	ws     *Workspace
-	root   *os.Root
-	done   int
-	staged int // files staged so far: decides how directories are synced
-	failed map[string]error
-	dirs   map[string]bool // directories whose entries changed
+	ws   *Workspace
+	root *os.Root
+	mu   sync.Mutex
+	slow sync.Mutex // CKPT_TEST_SLOW_RESTORE: one change at a time
+	done int        // changes made (or failed) on disk
+	// admitted: changes begun, for the crash tests (admit).
+	admitted int
+	staged   int // files staged so far: decides how directories are synced
+	failed   map[string]error
+	dirs     map[string]bool // directories whose entries changed
+	// openRoots: the directories the batch being written holds open.
+	openRoots map[string]*os.Root
 }
 
 func (a *applier) fail(p string, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.failed[p] = fmt.Errorf("restore %s: %w", p, err)
 }
 
 // step counts a change made on disk; the crash tests stop here.
 func (a *applier) step(p string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.dirs[path.Dir(p)] = true
+	a.counted()
+}
+
+// counted counts a change made or failed; the crash tests stop here.
+func (a *applier) counted() {
 	a.done++
 	crashStep(a.done)
+}
+
+// admit is called before each change: with CKPT_TEST_CRASH_AFTER=N, the
+// workers that would begin a change after the N-th wait for the one that
+// makes the N-th to stop the process, so exactly N changes are on disk
+// when it stops, however many workers run. With CKPT_TEST_SLOW_RESTORE
+// the changes begin one at a time, that long apart.
+func (a *applier) admit() {
+	if slowRestore > 0 {
+		a.slow.Lock()
+		time.Sleep(slowRestore)
+		a.slow.Unlock()
+	}
+	if crashAfter <= 0 {
+		return
+	}
+	a.mu.Lock()
+	a.admitted++
+	n := a.admitted
+	a.mu.Unlock()
+	if n > crashAfter {
+		select {} // the process exits at the crashAfter-th change
+	}
 }
 
 func (a *applier) remove(act store.IntentAction) {
@@ -100,119 +139,19 @@ func (a *applier) remove(act store.IntentAction) {
 		a.failed[act.Path] = fault.Mark(fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused)
 		return
 	}
+	a.admit()
 	emptied, err := remove(a.root, act.Path)
 	if err != nil {
 		a.fail(act.Path, err)
+		a.mu.Lock()
+		a.counted()
+		a.mu.Unlock()
 		return
 	}
 	for _, dir := range emptied {
 		a.dirs[path.Dir(dir)] = true
 	}
 	a.step(act.Path)
-}
-
-// writeBatch stages every file of the batch, makes their data durable in
-// one go, then renames each into place.
-func (a *applier) writeBatch(batch []store.IntentAction) {
-	keepOpen := len(batch) < syncfsFrom // for concurrent fsyncs
-	staged := make([]stagedFile, len(batch))
-	for i, act := range batch {
-		if !validRel(act.Path) {
-			a.failed[act.Path] = fault.Mark(fmt.Errorf("%q is not a workspace path", act.Path), ErrRefused)
-			continue
-		}
-		s, err := a.stage(act, keepOpen)
-		if err != nil {
-			a.fail(act.Path, err)
-			continue
-		}
-		staged[i] = s
-	}
-	a.staged += len(batch)
-	errs := syncStaged(a.root, staged)
-	crashPoint(crashStaged)
-	for i, act := range batch {
-		s := staged[i]
-		if s.tmp == "" {
-			continue
-		}
-		if errs[i] != nil {
-			a.root.Remove(s.tmp)
-			a.fail(act.Path, errs[i])
-			continue
-		}
-		if err := place(a.root, s.tmp, act.Path); err != nil {
-			a.fail(act.Path, err)
-			continue
-		}
-		a.step(act.Path)
-	}
-}
-
-// stage writes one file or symlink's target content to a temp file in the
-// target's directory, unsynced: syncStaged syncs the batch. With keepOpen
-// the file is left open for syncStaged to fsync and close.
-func (a *applier) stage(act store.IntentAction, keepOpen bool) (stagedFile, error) {
-	data, err := a.ws.Blob(act.State.Hash)
-	if err != nil {
-		return stagedFile{}, err
-	}
-	dir := path.Dir(act.Path)
-	if err := a.mkdirs(dir); err != nil {
-		return stagedFile{}, err
-	}
-	tmp := fsutil.TempName(act.Path)
-	if act.State.Kind == store.Symlink {
-		return stagedFile{tmp: tmp}, a.root.Symlink(string(data), tmp)
-	}
-	f, err := writeTemp(a.root, tmp, data, act.State.Mode)
-	if err != nil {
-		return stagedFile{}, err
-	}
-	if !keepOpen {
-		if err := f.Close(); err != nil {
-			a.root.Remove(tmp)
-			return stagedFile{}, err
-		}
-		f = nil
-	}
-	return stagedFile{tmp: tmp, f: f, file: true}, nil
-}
-
-// mkdirs creates dir and its missing parents. Each directory it creates is
-// a new entry in its parent, which must be synced too.
-func (a *applier) mkdirs(dir string) error {
-	if dir == "." {
-		return nil
-	}
-	if info, err := a.root.Lstat(dir); err == nil && info.IsDir() {
-		return nil
-	}
-	if err := a.root.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for d := dir; d != "."; d = path.Dir(d) {
-		a.dirs[path.Dir(d)] = true
-	}
-	return nil
-}
-
-// place renames a staged temp file over its target.
-func place(root *os.Root, tmp, target string) error {
-	if info, err := root.Lstat(target); err == nil && info.IsDir() {
-		// A directory stands where the file goes: it yields if nothing but
-		// empty directories is in it (ckpt captures no directories, so
-		// those are all that can be left of what the target did not have).
-		if err := removeEmptyTree(root, target); err != nil {
-			root.Remove(tmp)
-			return err
-		}
-	}
-	if err := root.Rename(tmp, target); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // writeTemp creates name, writes data with mode and returns it open.

@@ -20,9 +20,13 @@ var (
 	// time for the writes a test keeps making to be captured, were the
 	// capture not held off until the Tx commits.
 	slowDrift = os.Getenv("CKPT_TEST_SLOW_DRIFT") == "1"
-	// slowRestore makes a restore wait that long once its guard and
-	// intent are durable (CKPT_TEST_SLOW_RESTORE=DURATION): time for a
+	// holdRestore makes a restore wait that long once its guard and
+	// intent are durable (CKPT_TEST_HOLD_RESTORE=DURATION): time for a
 	// test to ask for another restore while it is in flight.
+	holdRestore, _ = time.ParseDuration(os.Getenv("CKPT_TEST_HOLD_RESTORE"))
+	// slowRestore makes a restore begin its changes on disk one at a
+	// time, this long apart (CKPT_TEST_SLOW_RESTORE, a duration): time
+	// for a test to kill -9 the process midway.
 	slowRestore, _ = time.ParseDuration(os.Getenv("CKPT_TEST_SLOW_RESTORE"))
 )
 
@@ -58,9 +62,9 @@ func crashPoint(step string) {
 	}
 }
 
-func slowRestorePoint() {
-	if slowRestore > 0 {
-		time.Sleep(slowRestore)
+func holdRestorePoint() {
+	if holdRestore > 0 {
+		time.Sleep(holdRestore)
 	}
 }
 

@@ -81,11 +81,13 @@
 //	guard+intent: cut pre_restore_guard and persist the plan (each path's
 //	        state now and its target) in one commit; one sync
 //	apply:  removals deepest first, then writes parents first, in batches:
-//	        stage each file as a temp file through os.Root, make the
+//	        open each directory of the batch once, as an os.Root through
+//	        its parent's (creating it if missing); on bounded workers,
+//	        read each content and stage it as a temp file in it; make the
 //	        batch's data durable (concurrent fsyncs; one syncfs for a
-//	        large batch), rename each into place; directories are created
-//	        as needed and those a removal emptied are removed; last, sync
-//	        every directory whose entries changed (one syncfs when many)
+//	        large batch); rename each into place, in parallel; those
+//	        directories a removal emptied are removed; last, sync every
+//	        directory whose entries changed (one syncfs when many)
 //	record: in one commit, not synced: journal what was written
 //	        (attributed to the restore), make the target current, delete
 //	        the intent

@@ -58,7 +58,7 @@ func (ws *Workspace) persistGuarded(in store.Intent, message string) (store.Inte
 		return in, guard, err
 	}
 	crashPoint(crashIntent)
-	slowRestorePoint()
+	holdRestorePoint()
 	return in, guard, nil
 }
 

@@ -238,8 +238,9 @@ func (ws *Workspace) refuseUnsafe(actions []store.IntentAction, items []RestoreI
 	refused := []RefusedItem{}
 	var keepActs []store.IntentAction
 	var keepItems []RestoreItem
+	seen := map[string]dirKind{}
 	for i, a := range actions {
-		if link := ws.symlinkAbove(a.Path, removed); link != "" {
+		if link := ws.symlinkAbove(a.Path, removed, seen); link != "" {
 			refused = append(refused, RefusedItem{Path: a.Path, Kind: items[i].Kind,
 				Why: fmt.Sprintf("it lies behind the symlink %s: writing it would write wherever %s points", link, link)})
 			continue
@@ -251,24 +252,43 @@ func (ws *Workspace) refuseUnsafe(actions []store.IntentAction, items []RestoreI
 
 // symlinkAbove is the nearest directory of p (from the root down) that is
 // a symlink on disk, unless the plan removes it (or a directory above it)
-// first; "" if there is none.
-func (ws *Workspace) symlinkAbove(p string, removed map[string]bool) string {
+// first; "" if there is none. seen remembers what each directory is, so
+// that a plan's paths share their directories' lstats.
+func (ws *Workspace) symlinkAbove(p string, removed map[string]bool, seen map[string]dirKind) string {
 	parts := strings.Split(p, "/")
 	for i := 1; i < len(parts); i++ {
 		dir := strings.Join(parts[:i], "/")
 		if removed[dir] {
 			return ""
 		}
-		info, err := lstatRel(ws.root, dir)
-		if err != nil {
-			return ""
+		kind, ok := seen[dir]
+		if !ok {
+			kind = dirOther
+			if info, err := lstatRel(ws.root, dir); err != nil {
+				kind = dirMissing
+			} else if info.Mode()&os.ModeSymlink != 0 {
+				kind = dirSymlink
+			}
+			seen[dir] = kind
 		}
-		if info.Mode()&os.ModeSymlink != 0 {
+		switch kind {
+		case dirMissing:
+			return ""
+		case dirSymlink:
 			return dir
 		}
 	}
 	return ""
 }
+
+// dirKind is what symlinkAbove found at a directory of a path.
+type dirKind uint8
+
+const (
+	dirOther   dirKind = iota // a directory, or a file (the write fails there)
+	dirMissing                // not there (or not readable): nothing below it is either
+	dirSymlink
+)
 
 // finishIntent completes a restore that a crash (or a power cut that lost
 // the restore's last, unsynced commit) interrupted. Paths written since

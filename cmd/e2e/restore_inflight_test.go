@@ -19,7 +19,7 @@ func TestConcurrentRestoreConflict(t *testing.T) {
 	requireDaemon(t)
 	for _, second := range []string{"restore", "revert", "undo"} {
 		t.Run(second, func(t *testing.T) {
-			ws := newWorkspace(t, daemon, "CKPT_TEST_SLOW_RESTORE=2s")
+			ws := newWorkspace(t, daemon, "CKPT_TEST_HOLD_RESTORE=2s")
 			ws.write("a.txt", "a1\n")
 			ws.start()
 			var cp checkpointJSON
