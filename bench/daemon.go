@@ -26,6 +26,8 @@ type daemon struct {
 	log    string
 	done   chan struct{}
 	err    error
+	// started is when the process was started.
+	started time.Time
 }
 
 var (
@@ -65,7 +67,7 @@ func startDaemon(ctx context.Context, bin string, c *client, logPath string) (*d
 	if err := cmd.Start(); err != nil {
 		return nil, 0, err
 	}
-	d := &daemon{cmd: cmd, socket: filepath.Join(c.state, "ckptd.sock"), log: logPath, done: make(chan struct{})}
+	d := &daemon{cmd: cmd, socket: filepath.Join(c.state, "ckptd.sock"), log: logPath, done: make(chan struct{}), started: start}
 	daemonsMu.Lock()
 	daemons[d] = true
 	daemonsMu.Unlock()
