@@ -26,8 +26,11 @@ type daemon struct {
 	log    string
 	done   chan struct{}
 	err    error
-	// started is when the process was started.
-	started time.Time
+	// started is when the process was started; answered, how long after
+	// it a first ckpt status was answered through it (while its first
+	// import may still run).
+	started  time.Time
+	answered time.Duration
 }
 
 var (
@@ -49,8 +52,8 @@ func stopAllDaemons() {
 }
 
 // startDaemon starts ckptd on tree with state as its state directory and
-// returns once `ckpt status` answers through it (the import, if any, done),
-// with the time that took.
+// returns once `ckpt status` answers through it and says its first import
+// (if one runs) is done, with the time that took.
 func startDaemon(ctx context.Context, bin string, c *client, logPath string) (*daemon, time.Duration, error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -93,7 +96,13 @@ func startDaemon(ctx context.Context, bin string, c *client, logPath string) (*d
 		}
 		_, s, err := c.status()
 		if err == nil && s.Daemon.Running {
-			return d, time.Since(start), nil
+			if d.answered == 0 {
+				d.answered = time.Since(start)
+			}
+			if s.Importing == nil {
+				return d, time.Since(start), nil
+			}
+			continue
 		}
 		failures++
 		if failures >= 3 {

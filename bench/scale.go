@@ -268,25 +268,13 @@ func (s *scaleRun) imports() error {
 // long until its import was done, how long until a first ckpt status
 // answered, the daemon's CPU time and its VmHWM.
 func daemonImport(s *scaleRun, dc *client) (took, answered, cpu time.Duration, hwm int64, err error) {
-	d, answered, err := startDaemon(s.b.ctx, s.b.ckptd, dc, filepath.Join(s.dir, "ckptd-import.log"))
+	d, took, err := startDaemon(s.b.ctx, s.b.ckptd, dc, filepath.Join(s.dir, "ckptd-import.log"))
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
 	defer d.stop()
-	start := d.started
-	for {
-		_, st, err := dc.status()
-		if err != nil {
-			return 0, 0, 0, 0, err
-		}
-		if st.Importing == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	took = time.Since(start)
 	m, _ := procMem(d.pid())
-	return took, answered, cpuTime(d.pid()), m.HWM, nil
+	return took, d.answered, cpuTime(d.pid()), m.HWM, nil
 }
 
 // steady measures status and checkpoint with 10 files changed, embedded

@@ -7,6 +7,7 @@ import (
 
 	"fmt"
 	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/client"
 	"os"
 )
@@ -24,7 +25,9 @@ var _ backend = (*client.WorkspaceClient)(nil)
 // store of every workspace it serves, so such a workspace must go through
 // it. A socket served by another user is an error, not an absent daemon:
 // ckpt neither believes it nor works around it.
-func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, bool, error) {
+// importing, if set, is told when the daemon serves root while its first
+// import runs.
+func dialDaemon(ctx context.Context, cfg *config.Config, root string, importing func(*api.ImportProgress)) (backend, func() error, bool, error) {
 	c, err := client.Dial(cfg.Socket, client.Options{VersionWarning: func(msg string) {
 		fmt.Fprintln(os.Stderr, "ckpt: warning:", msg)
 	}})
@@ -41,6 +44,13 @@ func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, 
 	if err != nil || !h.Serves(root) {
 		c.Close()
 		return nil, nil, false, nil
+	}
+	if importing != nil {
+		for _, w := range h.Workspaces {
+			if w.Root == root && w.State == api.StateImporting && w.Import != nil {
+				importing(w.Import)
+			}
+		}
 	}
 	return c.Workspace(root), c.Close, true, nil
 }

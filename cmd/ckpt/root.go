@@ -49,6 +49,9 @@ type globalOptions struct {
 	// daemonMayKeepConfig: an invalid workspace ckpt.yaml is no error when
 	// a daemon serves the workspace (it keeps its settings and says why).
 	daemonMayKeepConfig bool
+	// answersWhileImporting: the command does not wait for the daemon's
+	// first import (status), so nothing is said about waiting.
+	answersWhileImporting bool
 }
 
 func newRootCommand(g *globalOptions) *cobra.Command {
@@ -129,7 +132,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 			g.cfg = base
 		}
 	}
-	b, closer, ok, err := dialDaemon(ctx, base, g.root)
+	b, closer, ok, err := dialDaemon(ctx, base, g.root, g.waitForImport)
 	if err != nil {
 		return nil, err
 	}
