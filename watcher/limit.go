@@ -36,13 +36,27 @@ func CheckWatchLimit(dirs int) error {
 		dirs, max, watchLimitHint(need))
 }
 
-// readWatchLimit reads fs.inotify.max_user_watches.
+// userNSWatchesFile is the watch limit of the current user namespace
+// (Linux 5.11 and later), which binds besides the system-wide one.
+var userNSWatchesFile = "/proc/sys/user/max_inotify_watches"
+
+// readWatchLimit reads fs.inotify.max_user_watches, or the current user
+// namespace's limit if that is lower.
 func readWatchLimit() (int, error) {
 	b, err := os.ReadFile(maxUserWatchesFile)
 	if err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(strings.TrimSpace(string(b)))
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, err
+	}
+	if b, err := os.ReadFile(userNSWatchesFile); err == nil {
+		if m, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && m < n {
+			n = m
+		}
+	}
+	return n, nil
 }
 
 // watchLimitHint says how to raise the limit to at least need watches.
