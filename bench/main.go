@@ -53,6 +53,8 @@ type options struct {
 	startup    int // -startup: runs of the start-up measure
 	memProfile string
 	size       string // -size: the large-tree run (scale.go)
+	blockProf  string // -blockprofile, with -cpuprofile
+	mutexProf  string // -mutexprofile, with -cpuprofile
 }
 
 func main() {
@@ -77,6 +79,8 @@ func main() {
 	flag.StringVar(&o.memProfile, "memprofile", "", "with -cpuprofile: also write a heap profile (allocs; go tool pprof -sample_index=inuse_space or alloc_space) here, after the operation")
 	flag.StringVar(&o.profileOp, "profile-op", "import", "operation for -cpuprofile: import, open-status (open the store, status, close: an embedded ckpt status), status, checkpoint, restore")
 	flag.IntVar(&o.startup, "startup", 0, "start-up mode: time `ckpt status` against a running daemon this many times (with ckpt help and git --version), print median and p99, write nothing")
+	flag.StringVar(&o.blockProf, "blockprofile", "", "with -cpuprofile: also write a blocking profile (every wait over 10 µs) here")
+	flag.StringVar(&o.mutexProf, "mutexprofile", "", "with -cpuprofile: also write a mutex contention profile here")
 	flag.StringVar(&o.size, "size", "", "large-tree run instead of the usual one: 200k, 1m (or a file count); a generated tree, its physical floor, import, status and checkpoint against shadow git (see scale.go)")
 	flag.Parse()
 

@@ -57,7 +57,14 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 	}
 	defer f.Close()
 	var peakStop func() uint64
+	defer writeWaitProfiles(o)
 	start := func() error {
+		if o.blockProf != "" {
+			runtime.SetBlockProfileRate(10000) // ns: waits over 10 µs
+		}
+		if o.mutexProf != "" {
+			runtime.SetMutexProfileFraction(1)
+		}
 		if o.memProfile != "" {
 			peakStop = peakHeapProfile(o.memProfile)
 		}
@@ -71,9 +78,12 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 			return err
 		}
 		t0 := time.Now()
+		sampler := sampleRSS(os.Getpid())
 		eng, err := open()
 		took = time.Since(t0)
 		pprof.StopCPUProfile()
+		peak, _ := sampler.stop()
+		fmt.Fprintf(os.Stderr, "peak RSS during the import %d MB (%d MB anon + %d MB file)\n", peak.RSS>>20, peak.Anon>>20, peak.File>>20)
 		if err != nil {
 			return err
 		}
@@ -198,4 +208,17 @@ func peakHeapProfile(path string) (stop func() uint64) {
 		}
 	}()
 	return func() uint64 { close(done); return <-finished }
+}
+
+// writeWaitProfiles writes the blocking and mutex profiles asked for.
+func writeWaitProfiles(o *options) {
+	for _, p := range []struct{ name, path string }{{"block", o.blockProf}, {"mutex", o.mutexProf}} {
+		if p.path == "" {
+			continue
+		}
+		if f, err := os.Create(p.path); err == nil {
+			pprof.Lookup(p.name).WriteTo(f, 0)
+			f.Close()
+		}
+	}
 }
