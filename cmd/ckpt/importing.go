@@ -25,7 +25,7 @@ func importProgressText(p *api.ImportProgress) string {
 	if p.Phase == api.ImportStoring && p.FilesTotal > 0 {
 		return fmt.Sprintf("%d of %d files stored, %d%%, started %s ago", p.FilesDone, p.FilesTotal, p.FilesDone*100/p.FilesTotal, since)
 	}
-	return fmt.Sprintf("listing the files: %d found so far, started %s ago", p.FilesTotal, since)
+	return fmt.Sprintf("listing the files: %d found so far, %d stored, started %s ago", p.FilesTotal, p.FilesDone, since)
 }
 
 // writeImporting is ckpt status while the daemon's first import runs.

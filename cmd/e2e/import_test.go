@@ -35,10 +35,10 @@ func TestStatusDuringFirstImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	// 800 files at 5 ms each: the walk alone takes four seconds.
+	// 800 files at 10 ms each: the walk alone takes eight seconds.
 	cmd := exec.Command(ckptdBin, "watch", ws.root)
 	cmd.Dir = ws.root
-	cmd.Env = append(append([]string(nil), ws.env...), "CKPT_TEST_SLOW_IMPORT=5ms")
+	cmd.Env = append(append([]string(nil), ws.env...), "CKPT_TEST_SLOW_IMPORT=10ms")
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -109,7 +109,7 @@ func TestStatusDuringFirstImport(t *testing.T) {
 	var again statusJSON
 	ws.ckptJSON(&again, "status")
 	if again.Importing == nil {
-		t.Fatalf("the import ended before the changes were made (it should take ~4 s): the test proves nothing; slow it down")
+		t.Fatalf("the import ended before the changes were made (it should take ~8 s): the test proves nothing; slow it down")
 	}
 
 	// A command that needs the baseline waits for the import, and says so.
@@ -143,5 +143,23 @@ func TestStatusDuringFirstImport(t *testing.T) {
 		case content != "" && ws.read(p) != content:
 			t.Errorf("%s after the restore of %s: %q, want %q (written during the import)", p, cp.CheckpointID, ws.read(p), content)
 		}
+	}
+}
+
+// waitImported waits (up to a minute) until the daemon's first import of
+// the workspace is done: ckpt status answers during it, with importing set.
+func (ws *workspace) waitImported() {
+	ws.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var st statusJSON
+		ws.ckptJSON(&st, "status")
+		if st.Importing == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ws.t.Fatalf("the daemon's first import did not finish within a minute: %+v", st.Importing)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -10,8 +10,8 @@ const StateImporting = "importing"
 
 // Import phases in ImportProgress.
 const (
-	// ImportWalking: the workspace is being listed; FilesTotal counts
-	// the files found so far.
+	// ImportWalking: the workspace is being listed (and what is listed
+	// stored meanwhile); FilesTotal counts the files found so far.
 	ImportWalking = "walking"
 	// ImportStoring: every file is listed; FilesDone of FilesTotal have
 	// been read and stored.

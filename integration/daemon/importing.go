@@ -29,8 +29,8 @@ type importState struct {
 	running bool
 	started time.Time
 	walked  atomic.Int64 // files the walk found so far
-	done    atomic.Int64 // files read and stored
-	total   atomic.Int64 // files to read and store; 0 while walking
+	listed  atomic.Bool  // the walk is done: walked is the total
+	done    atomic.Int64 // files read and stored (they are stored as the walk goes)
 }
 
 func (s *importState) begin() {
@@ -52,10 +52,7 @@ func (s *importState) pending() bool {
 }
 
 // stored is the workspace's progress callback while it imports.
-func (s *importState) stored(done, total int) {
-	s.done.Store(int64(done))
-	s.total.Store(int64(total))
-}
+func (s *importState) stored(done, _ int) { s.done.Store(int64(done)) }
 
 // progress is the import's progress, or nil when none runs.
 func (s *importState) progress() *api.ImportProgress {
@@ -65,16 +62,18 @@ func (s *importState) progress() *api.ImportProgress {
 	if !running {
 		return nil
 	}
-	p := &api.ImportProgress{Phase: api.ImportWalking, FilesTotal: s.walked.Load(), StartedAt: started}
-	if total := s.total.Load(); total > 0 {
-		p.Phase, p.FilesDone, p.FilesTotal = api.ImportStoring, s.done.Load(), total
+	p := &api.ImportProgress{Phase: api.ImportWalking, FilesDone: s.done.Load(), FilesTotal: s.walked.Load(), StartedAt: started}
+	if s.listed.Load() {
+		p.Phase = api.ImportStoring
 	}
+	p.FilesDone = min(p.FilesDone, p.FilesTotal)
 	return p
 }
 
 // counting wraps the watcher's walk to count the files it finds.
 func (s *importState) counting(walk snapshot.WalkFunc) snapshot.WalkFunc {
 	return func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error {
+		defer s.listed.Store(true)
 		return walk(ctx, func(rel string, info fs.FileInfo) error {
 			if watcher.UnreadableError(info) == nil && !info.IsDir() {
 				s.walked.Add(1)
