@@ -27,17 +27,32 @@ import (
 func profileOp(ctx context.Context, o *options, work string, n int) error {
 	root := filepath.Join(work, "profile-tree")
 	state := filepath.Join(work, "profile-state")
-	os.RemoveAll(root)
 	os.RemoveAll(state)
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return err
+	// With -keep, a tree left by an earlier run of the same -work is
+	// profiled again rather than generated again (minutes at 1M files).
+	reuse := false
+	if o.keep {
+		if _, err := os.Stat(root + ".complete"); err == nil {
+			reuse = true
+		}
+	}
+	if !reuse {
+		os.RemoveAll(root)
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return err
+		}
 	}
 	if root2, err := filepath.EvalSymlinks(root); err == nil {
 		root = root2
 	}
-	fmt.Fprintf(os.Stderr, "generating %d files\n", n)
-	if _, err := genTree(root, n); err != nil {
-		return err
+	if !reuse {
+		fmt.Fprintf(os.Stderr, "generating %d files\n", n)
+		if _, err := genTree(root, n); err != nil {
+			return err
+		}
+		if o.keep { // beside the tree: ckpt must not capture it
+			os.WriteFile(root+".complete", nil, 0o644)
+		}
 	}
 	var files []string
 	walker := &watcher.Walker{Root: root, Ignorer: watcher.NewIgnorer(root, nil)}
