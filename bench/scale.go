@@ -44,8 +44,10 @@ type scaleRow struct {
 	Ckpt      float64 `json:"ckpt_ms"`
 	CkptCPU   float64 `json:"ckpt_cpu_ms,omitempty"`
 	Git       float64 `json:"git_ms,omitempty"`
+	GitCPU    float64 `json:"git_cpu_ms,omitempty"`
 	GitName   string  `json:"git,omitempty"`
 	Floor     float64 `json:"floor_ms,omitempty"`
+	FloorCPU  float64 `json:"floor_cpu_ms,omitempty"`
 	FloorName string  `json:"floor,omitempty"`
 	Note      string  `json:"note,omitempty"`
 }
@@ -75,7 +77,7 @@ const (
 // row adds a line to the report, with the named floor's median.
 func (s *scaleRun) row(r scaleRow) {
 	if f, ok := s.floors[r.FloorName]; ok && r.Floor == 0 {
-		r.Floor = ms(f.t.wall)
+		r.Floor, r.FloorCPU = ms(f.t.wall), ms(f.t.cpu)
 	}
 	s.rows = append(s.rows, r)
 	fmt.Fprintf(os.Stderr, "  %s: ckpt %.1f ms, git %.1f ms, %s %.1f ms\n", r.Figure, r.Ckpt, r.Git, r.FloorName, r.Floor)
@@ -214,7 +216,7 @@ func (s *scaleRun) measureFloors() error {
 func (s *scaleRun) imports() error {
 	s.b.logf("scale %s: import", s.name)
 	runs := s.b.o.importRuns
-	var emb, embCPU, dmn, dmnCPU, first, gitT []float64
+	var emb, embCPU, dmn, dmnCPU, first, gitT, gitCPU []float64
 	var embRSS, dmnHWM int64
 	for i := range runs {
 		os.RemoveAll(s.c.state)
@@ -242,13 +244,13 @@ func (s *scaleRun) imports() error {
 		if err != nil {
 			return fmt.Errorf("git import: %w", err)
 		}
-		gitT = append(gitT, ms(gd.wall))
+		gitT, gitCPU = append(gitT, ms(gd.wall)), append(gitCPU, ms(gd.cpu))
 	}
 	s.row(scaleRow{Figure: "first import, embedded (`ckpt status`, fresh state)", Ckpt: median(emb), CkptCPU: median(embCPU),
-		Git: median(gitT), GitName: "init + add -A + commit", FloorName: floorRead})
+		Git: median(gitT), GitCPU: median(gitCPU), GitName: "init + add -A + commit", FloorName: floorRead})
 	if len(dmn) > 0 {
 		s.row(scaleRow{Figure: "first import, daemon (`ckptd watch` until the import is done)", Ckpt: median(dmn), CkptCPU: median(dmnCPU),
-			Git: median(gitT), GitName: "init + add -A + commit", FloorName: floorRead})
+			Git: median(gitT), GitCPU: median(gitCPU), GitName: "init + add -A + commit", FloorName: floorRead})
 		s.row(scaleRow{Figure: "first `ckpt status` answered while the daemon imports (from the daemon's start)", Ckpt: median(first),
 			FloorName: floorEmpty})
 	}
@@ -308,7 +310,7 @@ func (s *scaleRun) steady() error {
 		}
 		return st, stCPU, ck, ckCPU, nil
 	}
-	var gst, gck []float64
+	var gst, gck, gstCPU, gckCPU []float64
 	for i := range runs {
 		tag := fmt.Sprintf("scale-git-%d", i)
 		if err := m.apply(s.g.workdir, tag); err != nil {
@@ -318,18 +320,18 @@ func (s *scaleRun) steady() error {
 		if err != nil {
 			return err
 		}
-		gst = append(gst, ms(d.wall))
+		gst, gstCPU = append(gst, ms(d.wall)), append(gstCPU, ms(d.cpu))
 		if d, err = s.g.checkpoint(); err != nil {
 			return err
 		}
-		gck = append(gck, ms(d.wall))
+		gck, gckCPU = append(gck, ms(d.wall)), append(gckCPU, ms(d.cpu))
 	}
 	st, stCPU, ck, ckCPU, err := measure("embedded")
 	if err != nil {
 		return err
 	}
-	s.row(scaleRow{Figure: "status, 10 changed, embedded", Ckpt: median(st), CkptCPU: median(stCPU), Git: median(gst), GitName: "status --porcelain", FloorName: floorWalk})
-	s.row(scaleRow{Figure: "checkpoint, 10 changed, embedded", Ckpt: median(ck), CkptCPU: median(ckCPU), Git: median(gck), GitName: "add -A + commit", FloorName: floorWalk})
+	s.row(scaleRow{Figure: "status, 10 changed, embedded", Ckpt: median(st), CkptCPU: median(stCPU), Git: median(gst), GitCPU: median(gstCPU), GitName: "status --porcelain", FloorName: floorWalk})
+	s.row(scaleRow{Figure: "checkpoint, 10 changed, embedded", Ckpt: median(ck), CkptCPU: median(ckCPU), Git: median(gck), GitCPU: median(gckCPU), GitName: "add -A + commit", FloorName: floorWalk})
 	if s.b.ckptd == "" {
 		return nil
 	}
@@ -348,8 +350,8 @@ func (s *scaleRun) steady() error {
 	if err != nil {
 		return err
 	}
-	s.row(scaleRow{Figure: "status, 10 changed, daemon", Ckpt: median(st), CkptCPU: median(stCPU), Git: median(gst), GitName: "status --porcelain", FloorName: floorEmpty})
-	s.row(scaleRow{Figure: "checkpoint, 10 changed, daemon", Ckpt: median(ck), CkptCPU: median(ckCPU), Git: median(gck), GitName: "add -A + commit", FloorName: floorEmpty})
+	s.row(scaleRow{Figure: "status, 10 changed, daemon", Ckpt: median(st), CkptCPU: median(stCPU), Git: median(gst), GitCPU: median(gstCPU), GitName: "status --porcelain", FloorName: floorEmpty})
+	s.row(scaleRow{Figure: "checkpoint, 10 changed, daemon", Ckpt: median(ck), CkptCPU: median(ckCPU), Git: median(gck), GitCPU: median(gckCPU), GitName: "add -A + commit", FloorName: floorEmpty})
 	for _, f := range scaleFigures {
 		s.b.logf("scale %s: %s", s.name, f.name)
 		if err := f.run(s); err != nil {
@@ -377,7 +379,8 @@ func (s *scaleRun) markdown(took time.Duration, load0 string) string {
 		walk.files, fmtBytes(read.bytes), floorWorkers(), floorWalk, fmtMS(ms(walk.t.wall)), fmtMS(ms(walk.t.cpu)),
 		floorRead, fmtMS(ms(read.t.wall)), fmtMS(ms(read.t.cpu)), float64(read.bytes)/1e6/read.t.wall.Seconds(),
 		floorEmpty, fmtMS(ms(s.floors[floorEmpty].t.wall)))
-	b.WriteString("| figure | ckpt, median ms (CPU) | shadow git, median ms | ckpt / git | floor, ms | ckpt / floor |\n|---|---|---|---|---|---|\n")
+	b.WriteString("Ratios are of median wall time, then (CPU) of CPU time: user+sys of the commands and the daemon's while they ran, the harness's own for a floor. The machine is shared: CPU time is what other load disturbs least.\n\n")
+	b.WriteString("| figure | ckpt, median ms (CPU) | shadow git, median ms (CPU) | ckpt / git | floor, ms (CPU) | ckpt / floor |\n|---|---|---|---|---|---|\n")
 	for _, r := range s.rows {
 		ck := fmtMS(r.Ckpt)
 		if r.CkptCPU > 0 {
@@ -385,12 +388,20 @@ func (s *scaleRun) markdown(took time.Duration, load0 string) string {
 		}
 		git, gr, fr, fl := "", "", "", ""
 		if r.Git > 0 {
-			git = fmt.Sprintf("%s (%s)", fmtMS(r.Git), r.GitName)
+			git = fmt.Sprintf("%s: %s", r.GitName, fmtMS(r.Git))
 			gr = fmtRatio(r.Ckpt / r.Git)
+			if r.GitCPU > 0 && r.CkptCPU > 0 {
+				git += " (" + fmtMS(r.GitCPU) + ")"
+				gr += " (CPU " + fmtRatio(r.CkptCPU/r.GitCPU) + ")"
+			}
 		}
 		if r.Floor > 0 {
-			fl = fmt.Sprintf("%s (%s)", fmtMS(r.Floor), r.FloorName)
+			fl = fmt.Sprintf("%s: %s", r.FloorName, fmtMS(r.Floor))
 			fr = fmtRatio(r.Ckpt / r.Floor)
+			if r.FloorCPU > 0 && r.CkptCPU > 0 {
+				fl += " (" + fmtMS(r.FloorCPU) + ")"
+				fr += " (CPU " + fmtRatio(r.CkptCPU/r.FloorCPU) + ")"
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Figure, ck, git, gr, fl, fr)
 	}
