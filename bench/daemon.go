@@ -26,6 +26,11 @@ type daemon struct {
 	log    string
 	done   chan struct{}
 	err    error
+	// started is when the process was started; answered, how long after
+	// it a first ckpt status was answered through it (while its first
+	// import may still run).
+	started  time.Time
+	answered time.Duration
 }
 
 var (
@@ -47,8 +52,8 @@ func stopAllDaemons() {
 }
 
 // startDaemon starts ckptd on tree with state as its state directory and
-// returns once `ckpt status` answers through it (the import, if any, done),
-// with the time that took.
+// returns once `ckpt status` answers through it and says its first import
+// (if one runs) is done, with the time that took.
 func startDaemon(ctx context.Context, bin string, c *client, logPath string) (*daemon, time.Duration, error) {
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -65,7 +70,7 @@ func startDaemon(ctx context.Context, bin string, c *client, logPath string) (*d
 	if err := cmd.Start(); err != nil {
 		return nil, 0, err
 	}
-	d := &daemon{cmd: cmd, socket: filepath.Join(c.state, "ckptd.sock"), log: logPath, done: make(chan struct{})}
+	d := &daemon{cmd: cmd, socket: filepath.Join(c.state, "ckptd.sock"), log: logPath, done: make(chan struct{}), started: start}
 	daemonsMu.Lock()
 	daemons[d] = true
 	daemonsMu.Unlock()
@@ -91,7 +96,13 @@ func startDaemon(ctx context.Context, bin string, c *client, logPath string) (*d
 		}
 		_, s, err := c.status()
 		if err == nil && s.Daemon.Running {
-			return d, time.Since(start), nil
+			if d.answered == 0 {
+				d.answered = time.Since(start)
+			}
+			if s.Importing == nil {
+				return d, time.Since(start), nil
+			}
+			continue
 		}
 		failures++
 		if failures >= 3 {

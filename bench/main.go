@@ -52,6 +52,9 @@ type options struct {
 	profileOp  string
 	startup    int // -startup: runs of the start-up measure
 	memProfile string
+	size       string // -size: the large-tree run (scale.go)
+	blockProf  string // -blockprofile, with -cpuprofile
+	mutexProf  string // -mutexprofile, with -cpuprofile
 }
 
 func main() {
@@ -76,6 +79,9 @@ func main() {
 	flag.StringVar(&o.memProfile, "memprofile", "", "with -cpuprofile: also write a heap profile (allocs; go tool pprof -sample_index=inuse_space or alloc_space) here, after the operation")
 	flag.StringVar(&o.profileOp, "profile-op", "import", "operation for -cpuprofile: import, open-status (open the store, status, close: an embedded ckpt status), status, checkpoint, restore")
 	flag.IntVar(&o.startup, "startup", 0, "start-up mode: time `ckpt status` against a running daemon this many times (with ckpt help and git --version), print median and p99, write nothing")
+	flag.StringVar(&o.blockProf, "blockprofile", "", "with -cpuprofile: also write a blocking profile (every wait over 10 µs) here")
+	flag.StringVar(&o.mutexProf, "mutexprofile", "", "with -cpuprofile: also write a mutex contention profile here")
+	flag.StringVar(&o.size, "size", "", "large-tree run instead of the usual one: 200k, 1m (or a file count); a generated tree, its physical floor, import, status and checkpoint against shadow git (see scale.go)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -156,6 +162,13 @@ func mainErr(ctx context.Context, o *options) error {
 	}
 	if *restoreBench {
 		return b.restoreRuns()
+	}
+	if o.size != "" {
+		n, err := parseSize(o.size)
+		if err != nil {
+			return err
+		}
+		return b.scale(n)
 	}
 	res := &results{Machine: machine(), Command: commandLine(o), Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Runs: o.runs}

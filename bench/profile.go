@@ -27,17 +27,32 @@ import (
 func profileOp(ctx context.Context, o *options, work string, n int) error {
 	root := filepath.Join(work, "profile-tree")
 	state := filepath.Join(work, "profile-state")
-	os.RemoveAll(root)
 	os.RemoveAll(state)
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return err
+	// With -keep, a tree left by an earlier run of the same -work is
+	// profiled again rather than generated again (minutes at 1M files).
+	reuse := false
+	if o.keep {
+		if _, err := os.Stat(root + ".complete"); err == nil {
+			reuse = true
+		}
+	}
+	if !reuse {
+		os.RemoveAll(root)
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return err
+		}
 	}
 	if root2, err := filepath.EvalSymlinks(root); err == nil {
 		root = root2
 	}
-	fmt.Fprintf(os.Stderr, "generating %d files\n", n)
-	if _, err := genTree(root, n); err != nil {
-		return err
+	if !reuse {
+		fmt.Fprintf(os.Stderr, "generating %d files\n", n)
+		if _, err := genTree(root, n); err != nil {
+			return err
+		}
+		if o.keep { // beside the tree: ckpt must not capture it
+			os.WriteFile(root+".complete", nil, 0o644)
+		}
 	}
 	var files []string
 	walker := &watcher.Walker{Root: root, Ignorer: watcher.NewIgnorer(root, nil)}
@@ -57,7 +72,14 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 	}
 	defer f.Close()
 	var peakStop func() uint64
+	defer writeWaitProfiles(o)
 	start := func() error {
+		if o.blockProf != "" {
+			runtime.SetBlockProfileRate(10000) // ns: waits over 10 µs
+		}
+		if o.mutexProf != "" {
+			runtime.SetMutexProfileFraction(1)
+		}
 		if o.memProfile != "" {
 			peakStop = peakHeapProfile(o.memProfile)
 		}
@@ -71,9 +93,12 @@ func profileOp(ctx context.Context, o *options, work string, n int) error {
 			return err
 		}
 		t0 := time.Now()
+		sampler := sampleRSS(os.Getpid())
 		eng, err := open()
 		took = time.Since(t0)
 		pprof.StopCPUProfile()
+		peak, _ := sampler.stop()
+		fmt.Fprintf(os.Stderr, "peak RSS during the import %d MB (%d MB anon + %d MB file)\n", peak.RSS>>20, peak.Anon>>20, peak.File>>20)
 		if err != nil {
 			return err
 		}
@@ -198,4 +223,17 @@ func peakHeapProfile(path string) (stop func() uint64) {
 		}
 	}()
 	return func() uint64 { close(done); return <-finished }
+}
+
+// writeWaitProfiles writes the blocking and mutex profiles asked for.
+func writeWaitProfiles(o *options) {
+	for _, p := range []struct{ name, path string }{{"block", o.blockProf}, {"mutex", o.mutexProf}} {
+		if p.path == "" {
+			continue
+		}
+		if f, err := os.Create(p.path); err == nil {
+			pprof.Lookup(p.name).WriteTo(f, 0)
+			f.Close()
+		}
+	}
 }

@@ -198,6 +198,11 @@ type statusOut struct {
 		PID     int  `json:"pid"`
 	} `json:"daemon"`
 	CurrentCheckpointID string `json:"current_checkpoint_id"`
+	// Importing is set while the daemon's first import runs.
+	Importing *struct {
+		Done  int64 `json:"files_done"`
+		Total int64 `json:"files_total"`
+	} `json:"importing"`
 }
 
 type checkpointOut struct {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -105,54 +106,46 @@ func genTree(dir string, n int) (int64, error) {
 		}
 	}
 	dup := []byte(strings.Repeat("Copyright (c) 2024 The Authors. All rights reserved.\n", 40))
-	var total int64
-	buf := make([]byte, 0, 300<<10)
-	var symlinks [][2]string
-	for i := 0; i < n; i++ {
-		r := rand.New(rand.NewPCG(42, uint64(i)))
-		d := dirs[i%ndirs]
-		size, bin := fileSize(r)
-		var name string
-		mode := fs.FileMode(0o644)
-		buf = buf[:0]
-		switch {
-		case r.IntN(100) == 0:
-			name = fmt.Sprintf("LICENSE%d", i)
-			buf = append(buf, dup...)
-		case bin:
-			name = fmt.Sprintf("asset_%d%s", i, binExts[r.IntN(len(binExts))])
-			for len(buf) < size {
-				buf = binary.LittleEndian.AppendUint64(buf, r.Uint64())
+	// Each file depends only on its index, so the files are written by a
+	// few goroutines at once (a 1M-file tree takes minutes otherwise);
+	// the tree is the same whatever their number.
+	workers := min(4, max(1, n/1000))
+	var (
+		mu       sync.Mutex
+		total    int64
+		firstErr error
+		symlinks [][2]string
+		wg       sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, 300<<10)
+			var sum int64
+			var links [][2]string
+			var err error
+			for i := w; i < n && err == nil; i += workers {
+				var size int64
+				var link [2]string
+				size, link, err = genFile(dir, dirs[i%ndirs], i, dup, &buf)
+				sum += size
+				if link[0] != "" {
+					links = append(links, link)
+				}
 			}
-			buf = buf[:size]
-		default:
-			ext := textExts[r.IntN(len(textExts))]
-			if r.IntN(100) == 0 {
-				ext, mode = ".sh", 0o755
+			mu.Lock()
+			defer mu.Unlock()
+			total += sum
+			symlinks = append(symlinks, links...)
+			if err != nil && firstErr == nil {
+				firstErr = err
 			}
-			name = fmt.Sprintf("%s_%d%s", vocab[r.IntN(60)], i, ext)
-			for len(buf) < size {
-				buf = append(buf, linePool[r.IntN(len(linePool))]...)
-			}
-		}
-		rel := name
-		if d != "" {
-			rel = d + "/" + name
-		}
-		p := filepath.Join(dir, rel)
-		if err := os.WriteFile(p, buf, mode); err != nil {
-			return 0, err
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			return 0, err
-		}
-		total += int64(len(buf))
-		if i%500 == 250 {
-			symlinks = append(symlinks, [2]string{name, filepath.Join(dir, d, "link_"+name)})
-		}
-		if err := os.Chtimes(p, oldTime, oldTime); err != nil {
-			return 0, err
-		}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
 	}
 	for _, s := range symlinks {
 		if err := os.Symlink(s[0], s[1]); err != nil {
@@ -160,6 +153,57 @@ func genTree(dir string, n int) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// genFile writes file i of a synthetic tree into the directory d under
+// dir, and returns its size and, for one file in 500, the symlink to make
+// to it (target, link path).
+func genFile(dir, d string, i int, dup []byte, bufp *[]byte) (int64, [2]string, error) {
+	r := rand.New(rand.NewPCG(42, uint64(i)))
+	size, bin := fileSize(r)
+	var name string
+	mode := fs.FileMode(0o644)
+	buf := (*bufp)[:0]
+	defer func() { *bufp = buf }()
+	switch {
+	case r.IntN(100) == 0:
+		name = fmt.Sprintf("LICENSE%d", i)
+		buf = append(buf, dup...)
+	case bin:
+		name = fmt.Sprintf("asset_%d%s", i, binExts[r.IntN(len(binExts))])
+		for len(buf) < size {
+			buf = binary.LittleEndian.AppendUint64(buf, r.Uint64())
+		}
+		buf = buf[:size]
+	default:
+		ext := textExts[r.IntN(len(textExts))]
+		if r.IntN(100) == 0 {
+			ext, mode = ".sh", 0o755
+		}
+		name = fmt.Sprintf("%s_%d%s", vocab[r.IntN(60)], i, ext)
+		for len(buf) < size {
+			buf = append(buf, linePool[r.IntN(len(linePool))]...)
+		}
+	}
+	rel := name
+	if d != "" {
+		rel = d + "/" + name
+	}
+	var link [2]string
+	p := filepath.Join(dir, rel)
+	if err := os.WriteFile(p, buf, mode); err != nil {
+		return 0, link, err
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		return 0, link, err
+	}
+	if i%500 == 250 {
+		link = [2]string{name, filepath.Join(dir, d, "link_"+name)}
+	}
+	if err := os.Chtimes(p, oldTime, oldTime); err != nil {
+		return 0, link, err
+	}
+	return int64(len(buf)), link, nil
 }
 
 // trackedFiles lists the regular files git tracks in the shadow repo: the

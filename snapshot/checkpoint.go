@@ -183,7 +183,11 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err != nil || have {
 		return store.Checkpoint{}, false, err
 	}
-	if err := ws.reconcile(ctx, walk, store.Attr{}, false); err != nil {
+	scan := ws.importStream
+	if ws.st.Fingerprint().Count > 0 { // an import cut short: compare with what it stored
+		scan = func(ctx context.Context, walk WalkFunc) error { return ws.reconcile(ctx, walk, store.Attr{}, false) }
+	}
+	if err := scan(ctx, walk); err != nil {
 		return store.Checkpoint{}, false, err
 	}
 	// The initial checkpoint and the state that makes it current are one

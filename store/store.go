@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +43,8 @@ type Store struct {
 	readOnly bool
 
 	valueThreshold int64 // db's; changes with db, under mu
+
+	sinceRelease atomic.Int64 // bytes committed since the mapped pages were last released (resident.go)
 }
 
 // Open opens (creating if needed) the store in dir for reading and

@@ -59,6 +59,7 @@ func (w *Writer) commit(reopen bool) error {
 		return fmt.Errorf("store commit: %w", err)
 	}
 	w.s.head, w.s.fp = w.head, w.fp
+	w.s.noteCommitted(w.bytes)
 	w.size, w.count, w.bytes = 0, 0, 0
 	if reopen {
 		w.txn = w.s.db.NewTransaction(true)

@@ -36,13 +36,27 @@ func CheckWatchLimit(dirs int) error {
 		dirs, max, watchLimitHint(need))
 }
 
-// readWatchLimit reads fs.inotify.max_user_watches.
+// userNSWatchesFile is the watch limit of the current user namespace
+// (Linux 5.11 and later), which binds besides the system-wide one.
+var userNSWatchesFile = "/proc/sys/user/max_inotify_watches"
+
+// readWatchLimit reads fs.inotify.max_user_watches, or the current user
+// namespace's limit if that is lower.
 func readWatchLimit() (int, error) {
 	b, err := os.ReadFile(maxUserWatchesFile)
 	if err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(strings.TrimSpace(string(b)))
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, err
+	}
+	if b, err := os.ReadFile(userNSWatchesFile); err == nil {
+		if m, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && m < n {
+			n = m
+		}
+	}
+	return n, nil
 }
 
 // watchLimitHint says how to raise the limit to at least need watches.
@@ -72,4 +86,107 @@ func watchLimitError(dir string, watched int, err error) error {
 	return fmt.Errorf("cannot watch %q (%d directories watched): inotify watch limit reached (%s): %w; "+
 		"falling back to full re-walks (at every sync and every %v) until every directory can be watched; %s",
 		dir, watched, limit, err, DegradedRescanInterval, watchLimitHint(watched+watched/4+1024))
+}
+
+// watchLimitReason is the degraded mode's reason when err (from adding a
+// watch) means the watch limit ran out: the limit and what to set.
+func watchLimitReason(err error) string {
+	limit := "fs.inotify.max_user_watches"
+	max, rerr := readWatchLimit()
+	if rerr == nil {
+		limit = fmt.Sprintf("%s=%d", limit, max)
+	}
+	if errors.Is(err, syscall.ENOMEM) {
+		return "the kernel has no memory for more inotify watches; unwatched directories are re-walked at every sync and every " + DegradedRescanInterval.String()
+	}
+	need := recommendedWatches
+	if rerr == nil {
+		need = max * 2
+	}
+	return fmt.Sprintf("inotify watch limit reached (%s); unwatched directories are re-walked at every sync and every %v; %s",
+		limit, DegradedRescanInterval, watchLimitHint(need))
+}
+
+// maxUserInstancesFile is where Linux publishes the per-user limit of
+// inotify instances (one per watched workspace).
+var maxUserInstancesFile = "/proc/sys/fs/inotify/max_user_instances"
+
+// recommendedInstances is the instance limit suggested when it is too low.
+const recommendedInstances = 1024
+
+// CheckInstanceLimit compares the inotify instances this user holds now
+// (every process of the same uid, found in /proc) plus more, the ones
+// about to be made, with fs.inotify.max_user_instances. It returns nil
+// when they fit or nothing can be read, else an error that says what to
+// set.
+func CheckInstanceLimit(more int) error {
+	b, err := os.ReadFile(maxUserInstancesFile)
+	if err != nil {
+		return nil
+	}
+	max, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil
+	}
+	used := inotifyInstances(os.Getuid())
+	if used+more <= max {
+		return nil
+	}
+	return fmt.Errorf("this user holds %d inotify instances and ckptd needs %d more, over fs.inotify.max_user_instances=%d; %s",
+		used, more, max, instanceLimitHint(used+more))
+}
+
+// instanceLimitHint says how to raise the instance limit to at least need.
+func instanceLimitHint(need int) string {
+	v := recommendedInstances
+	for v < need*2 {
+		v *= 2
+	}
+	return fmt.Sprintf("raise it with: sudo sysctl fs.inotify.max_user_instances=%d "+
+		"(to keep it after a reboot: echo fs.inotify.max_user_instances=%d | sudo tee -a /etc/sysctl.d/90-ckpt.conf)", v, v)
+}
+
+// inotifyInstances counts the inotify file descriptors of uid's processes.
+func inotifyInstances(uid int) int {
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, p := range procs {
+		if p.Name()[0] < '0' || p.Name()[0] > '9' {
+			continue
+		}
+		info, err := os.Stat("/proc/" + p.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != uid {
+			continue
+		}
+		fds, err := os.ReadDir("/proc/" + p.Name() + "/fd")
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			if t, err := os.Readlink("/proc/" + p.Name() + "/fd/" + fd.Name()); err == nil && t == "anon_inode:inotify" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// instanceLimitError turns the failure to make an inotify instance into
+// an actionable message when the instance limit is the cause (EMFILE).
+func instanceLimitError(err error) error {
+	if !errors.Is(err, syscall.EMFILE) {
+		return err
+	}
+	limit := "fs.inotify.max_user_instances"
+	if b, rerr := os.ReadFile(maxUserInstancesFile); rerr == nil {
+		limit += "=" + strings.TrimSpace(string(b))
+	}
+	return fmt.Errorf("cannot make an inotify instance: the per-user limit (%s) or the open-file limit is reached: %w; %s",
+		limit, err, instanceLimitHint(inotifyInstances(os.Getuid())+1))
 }

@@ -75,6 +75,9 @@ type Stats struct {
 	LastError   string    // the last error (watch limit, sink failure, watcher error); "" = none
 	LastErrorAt time.Time // when LastError happened
 	Events      int64     // fsnotify events received
+	// Degraded, when some directory has no watch, names them and says
+	// why; nil when every directory is watched.
+	Degraded *Degraded
 }
 
 // Watcher keeps a Sink up to date with every change under a workspace root.
@@ -117,6 +120,7 @@ type Watcher struct {
 	// unreadable: directories that could not be listed (by the last walk,
 	// or since): when one changes, a re-walk finds what it holds.
 	unreadable map[string]bool
+	unwatched  unwatchedSet // directories without a watch (degraded.go)
 
 	// Cookie rounds (cookie.go), under cmu.
 	cmu      sync.Mutex
@@ -134,6 +138,9 @@ type Watcher struct {
 	smu       sync.Mutex
 	lastErr   string
 	lastErrAt time.Time
+	// degradedInfo is the unwatched directories as Stats reports them;
+	// nil when every directory is watched.
+	degradedInfo *Degraded
 }
 
 // New returns a Watcher for the workspace root. ig decides what is ignored
@@ -195,6 +202,7 @@ func (w *Watcher) Stats() Stats {
 		LastError:   w.lastErr,
 		LastErrorAt: w.lastErrAt,
 		Events:      w.events.Load(),
+		Degraded:    w.degradedInfo,
 	}
 }
 
@@ -221,7 +229,7 @@ func (w *Watcher) Run(ctx context.Context) (err error) {
 	defer w.failRounds()
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("watcher: %w", err)
+		return fmt.Errorf("watcher: %w", instanceLimitError(err))
 	}
 	w.fsw = fsw
 	if w.addFn == nil {

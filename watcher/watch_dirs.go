@@ -65,6 +65,7 @@ func (w *Watcher) addWatch(rel string) (known bool) {
 		}
 		switch {
 		case isWatchLimit(err):
+			w.noteUnwatched(rel, watchLimitReason(err))
 			w.limitHit = true
 			if !w.degraded {
 				w.degraded = true
@@ -81,6 +82,7 @@ func (w *Watcher) addWatch(rel string) (known bool) {
 		}
 		return false
 	}
+	w.watchedAgain(rel)
 	if known {
 		w.dirs[rel].gen = w.gen
 		return true
@@ -207,6 +209,7 @@ func joinRel(dir, name string) string {
 // directory at a time), so the watcher falls back to full re-walks, as at
 // the watch limit, while such a directory exists.
 func (w *Watcher) tooDeep(rel string, err error) {
+	w.noteUnwatched(rel, "a path is longer than PATH_MAX, which inotify cannot watch")
 	w.limitHit = true
 	if !w.degraded {
 		w.degraded = true

@@ -35,6 +35,7 @@ func (w *Watcher) rewalk(ctx context.Context, why string, level slog.Level) erro
 	w.lastWalk = time.Now()
 	w.gen++
 	w.limitHit = false
+	w.unwatchedWalkStart()
 	// No Invalidate needed: the Walker re-reads any ignore file that
 	// changed since it was cached, even unseen (lost events).
 
@@ -78,6 +79,7 @@ func (w *Watcher) rewalk(ctx context.Context, why string, level slog.Level) erro
 		w.pruneUnseen()
 		w.degraded = w.limitHit
 	}
+	w.unwatchedWalkDone(walked)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.fail(fmt.Errorf("re-walk: %w", err))

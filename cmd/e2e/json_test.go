@@ -26,6 +26,11 @@ type statusJSON struct {
 	Changes             []change `json:"changes"`
 	Fingerprint         string   `json:"fingerprint"`
 	Files               int64    `json:"files"`
+	Importing           *struct {
+		Phase      string `json:"phase"`
+		FilesDone  int64  `json:"files_done"`
+		FilesTotal int64  `json:"files_total"`
+	} `json:"importing"`
 }
 
 type checkpointJSON struct {

@@ -742,6 +742,7 @@ func TestStormKill9DuringImport(t *testing.T) {
 			ws.stormKillDaemon()
 			t.Logf("killed %s after the start", time.Since(start).Round(time.Millisecond))
 			ws.stormStartDaemon()
+			ws.waitImported() // status answers during the import: wait for its end
 			s := ws.stormDaemonStatus("after the restart")
 			if s.Drifted || len(s.Changes) != 0 || s.CurrentCheckpointID == "" {
 				t.Errorf("after the restart: current checkpoint %q, drifted %v, %d changes (e.g. %s); want the import finished, no drift",

@@ -209,7 +209,7 @@ func TestUnreadableFileKeepsItsState(t *testing.T) {
 }
 
 // daemonImport runs ckptd alone (no client polling it, which would import
-// the workspace itself) until it serves the workspace, stops it, and
+// the workspace itself) until its first import is done, stops it, and
 // returns its log.
 func (ws *workspace) daemonImport() string {
 	ws.t.Helper()
@@ -228,7 +228,9 @@ func (ws *workspace) daemonImport() string {
 	defer cmd.Wait()
 	defer cmd.Process.Signal(syscall.SIGTERM)
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(log.Name()); strings.Contains(string(b), "msg=serving") {
+		// "watching" is logged once the first walk (the import) is done;
+		// the daemon serves before that.
+		if b, _ := os.ReadFile(log.Name()); strings.Contains(string(b), "msg=watching") {
 			return string(b)
 		}
 	}

@@ -308,7 +308,8 @@ type daemonProc struct {
 }
 
 // startDaemon starts `ckptd watch ROOT` in the background and waits until
-// it serves the workspace. env adds to the workspace's environment.
+// it serves the workspace and its first import is done. env adds to the
+// workspace's environment.
 func (ws *workspace) startDaemon(env ...string) {
 	ws.t.Helper()
 	if ws.daemon != nil {
@@ -349,7 +350,7 @@ func (ws *workspace) startDaemon(env ...string) {
 		}
 		last = ws.ckptEnv(poll, "status", "--json")
 		var s statusJSON
-		if last.code == 0 && decodeOne(last.stdout, &s) == nil && s.Daemon.Running {
+		if last.code == 0 && decodeOne(last.stdout, &s) == nil && s.Daemon.Running && s.Importing == nil {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

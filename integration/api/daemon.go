@@ -21,7 +21,7 @@ func (h Health) Serves(root string) bool {
 
 // Workspace states in WorkspaceHealth.
 const (
-	StateOpening = "opening" // being opened (the first import runs): requests wait
+	StateOpening = "opening" // being opened: requests wait
 	StateReady   = "ready"
 )
 
@@ -31,6 +31,8 @@ type WorkspaceHealth struct {
 	State       string        `json:"state"`
 	Subscribers int           `json:"subscribers"`
 	Watcher     *WatcherStats `json:"watcher,omitempty"`
+	// Import is the first import's progress while State is "importing".
+	Import *ImportProgress `json:"import,omitempty"`
 }
 
 // WatcherStats is the health of a workspace's watcher.
@@ -46,6 +48,8 @@ type WatcherStats struct {
 	// ConfigError is why the workspace's ckpt.yaml on disk is not in force
 	// (the daemon keeps the settings it had); "" when it is.
 	ConfigError string `json:"config_error,omitempty"`
+	// Degraded names the directories without a watch; nil when all have one.
+	Degraded *Degraded `json:"degraded,omitempty"`
 }
 
 // AddWorkspacesRequest is POST /v1/workspaces.

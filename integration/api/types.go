@@ -59,6 +59,7 @@ type Daemon struct {
 	StoreBytes    int64     `json:"store_bytes,omitempty"`
 	StartedAt     time.Time `json:"started_at,omitzero"`
 	UptimeSeconds int64     `json:"uptime_seconds,omitempty"`
+	Degraded      *Degraded `json:"degraded,omitempty"` // some directories are not watched
 	// StartHint, when no daemon runs and ckpt did not start one because a
 	// systemd user unit should run it, is the command that starts it.
 	StartHint string `json:"start_hint,omitempty"`
@@ -97,6 +98,9 @@ type Status struct {
 	// (nothing under them counts as deleted), restores leave them alone,
 	// and changes under them are unknown until they can be read.
 	Unreadable []UnreadablePath `json:"unreadable"`
+	// Importing is set while the daemon's first import of the workspace
+	// runs: then nothing else is filled in but Workspace and Daemon.
+	Importing *ImportProgress `json:"importing,omitempty"`
 }
 
 // UnreadablePath is a directory or file that could not be read, and why.

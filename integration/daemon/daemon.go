@@ -161,7 +161,9 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 	if err != nil {
 		return Served{}, err
 	}
-	d.checkWatchLimit(root, wd.Dirs)
+	if err := watcher.CheckInstanceLimit(1); err != nil {
+		d.log.Warn(err.Error())
+	}
 	wctx, stop := context.WithCancel(d.watchCtx)
 	closed := make(chan struct{})
 	d.mu.Lock()
@@ -172,8 +174,17 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 		defer close(closed)
 		d.watch(wctx, root, wd)
 	}()
-	d.log.Info("watching", "workspace", root, "dirs", wd.Dirs, "took", time.Since(start).Round(time.Millisecond))
-	return Served{Engine: wd.Engine, Stats: wd.Stats}, nil
+	go func() {
+		// The directory count is the first walk's (the import's, for a
+		// new workspace): the watches were added as it went.
+		select {
+		case <-wd.Watcher.Ready():
+			d.checkWatchLimit(root, wd.Dirs())
+			d.log.Info("watching", "workspace", root, "dirs", wd.Dirs(), "took", time.Since(start).Round(time.Millisecond))
+		case <-wd.stopped:
+		}
+	}()
+	return Served{Engine: wd.Engine, Stats: wd.Stats, Importing: wd.Importing}, nil
 }
 
 // checkWatchLimit compares every watched directory with the inotify limit,

@@ -123,6 +123,15 @@ func (s *Server) engineHandler(rt engineRoute) http.HandlerFunc {
 			return
 		}
 		defer release()
+		if r.URL.Path == "/v1/status" {
+			if st, ok := s.importingStatus(sp); ok {
+				writeJSON(w, http.StatusOK, st)
+				return
+			}
+		} else if err := waitForImport(r.Context(), sp); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		ctx := r.Context()
 		if rt.mutates {
 			ctx = context.WithoutCancel(ctx)

@@ -30,6 +30,11 @@ func (s *Server) Health() api.Health {
 				st := sp.served.Stats()
 				wh.Watcher = &st
 			}
+			if sp.served.Importing != nil {
+				if p := sp.served.Importing(); p != nil {
+					wh.State, wh.Import = api.StateImporting, p
+				}
+			}
 		}
 		h.Workspaces = append(h.Workspaces, wh)
 	}
@@ -56,6 +61,7 @@ func (s *Server) DaemonInfo(root string) api.Daemon {
 		d.WatchedDirs, d.QueueDepth, d.Overflows, d.Rewalks, d.Events = st.WatchedDirs, st.QueueDepth, st.Overflows, st.Rewalks, st.Events
 		d.LastError, d.LastErrorAt = st.LastError, st.LastErrorAt
 		d.ConfigError = st.ConfigError
+		d.Degraded = st.Degraded
 	}
 	return d
 }

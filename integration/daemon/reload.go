@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
 
@@ -119,7 +120,31 @@ func (s reloadingSink) Capture(ctx context.Context, paths []string) error {
 
 func (s reloadingSink) Reconcile(ctx context.Context, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error {
 	s.wd.reloadConfig()
+	if s.wd.imp.pending() {
+		return s.wd.firstImport(ctx, walk)
+	}
 	return s.wd.Workspace.Reconcile(ctx, walk)
+}
+
+// firstImport imports the workspace through the watcher's walk and cuts
+// its initial checkpoint; a failed one is retried by the next re-walk.
+func (wd *Watched) firstImport(ctx context.Context, walk snapshot.WalkFunc) error {
+	start := time.Now()
+	_, imported, err := wd.Workspace.Import(ctx, wd.imp.counting(walk))
+	if err != nil {
+		return err
+	}
+	wd.imp.finish()
+	if !imported { // imported already, the walk not taken: take it
+		return wd.Workspace.Reconcile(ctx, walk)
+	}
+	{
+		if u := wd.Workspace.Unreadable(); len(u) > 0 {
+			wd.log(slog.LevelWarn, "%s", local.ImportWarning(u))
+		}
+		wd.log(slog.LevelInfo, "imported %d files in %s", wd.Workspace.Fingerprint().Count, time.Since(start).Round(time.Millisecond))
+	}
+	return nil
 }
 
 // durationOf reads an atomic duration.

@@ -25,6 +25,10 @@ type Served struct {
 	Engine *drift.Engine
 	// Stats, if set, reports the workspace's watcher for health and status.
 	Stats func() api.WatcherStats
+	// Importing, if set, is the first import's progress while it runs
+	// (nil otherwise): status answers with it at once, health says
+	// "importing".
+	Importing func() *api.ImportProgress
 }
 
 // OpenFunc opens the workspace at root (absolute and clean) for the server:

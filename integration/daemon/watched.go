@@ -41,36 +41,46 @@ type Watched struct {
 	Workspace *snapshot.Workspace
 	Watcher   *watcher.Watcher
 	Engine    *drift.Engine
-	// Dirs is how many directories the workspace had when it was opened:
-	// the inotify watches it needs.
-	Dirs int
-
-	live    *liveConfig
-	logger  *slog.Logger
-	stopped chan struct{} // closed when Run returns
-	runErr  error         // Run's error, set before stopped is closed
+	live      *liveConfig
+	logger    *slog.Logger
+	stopped   chan struct{} // closed when Run returns
+	runErr    error         // Run's error, set before stopped is closed
+	imp       *importState  // the first import, while it runs
 }
 
-// OpenWatched opens the workspace at root (importing it the first time),
-// counts its directories and makes its watcher and engine. Nothing is
-// watched until Run.
+// OpenWatched opens the workspace at root and makes its watcher and
+// engine. Nothing is watched until Run. A workspace never imported is
+// imported by the watcher's first walk, while the daemon serves it
+// (importing.go); the store of one imported before has its retention
+// applied now when it is due.
 func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOptions) (*Watched, error) {
 	ig := local.Ignorer(cfg, root)
-	walker := &watcher.Walker{Root: root, Ignorer: ig, VisitUnreadable: true}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	warn := func(msg string) { o.Logger.Warn(root + ": " + msg) }
-	ws, err := local.OpenWorkspace(ctx, cfg, root, walker.Walk, o.Progress, false, warn)
+	imp := &importState{}
+	progress := func(done, total int) {
+		imp.stored(done, total)
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+	ws, err := local.OpenStore(ctx, cfg, root, progress, false)
 	if err != nil {
 		return nil, err
 	}
-	dirs, err := walker.Dirs(ctx)
+	imported, err := ws.Imported()
+	if err == nil && imported {
+		err = local.FirstImport(ctx, cfg, ws, nil, nil) // imports nothing: applies the retention
+	}
 	if err != nil {
 		ws.Close()
-		return nil, fmt.Errorf("count the directories of %s: %w", root, err)
+		return nil, err
 	}
-	wd := &Watched{Workspace: ws, Dirs: dirs, live: newLiveConfig(cfg, o.Reload), logger: o.Logger, stopped: make(chan struct{})}
+	if !imported {
+		imp.begin()
+	}
+	wd := &Watched{Workspace: ws, live: newLiveConfig(cfg, o.Reload), logger: o.Logger, stopped: make(chan struct{}), imp: imp}
 	w, err := watcher.New(root, ig, reloadingSink{wd}, watcher.Options{
 		Debounce:       cfg.Debounce,
 		MaxDelay:       cfg.MaxDelay,
@@ -85,6 +95,20 @@ func OpenWatched(ctx context.Context, cfg *config.Config, root string, o WatchOp
 	wd.Watcher = w
 	wd.Engine = drift.New(ws, drift.Options{Sync: wd.barrier(w.Sync), Rescan: wd.barrier(w.Rescan), Daemon: o.Daemon})
 	return wd, nil
+}
+
+// Importing is the first import's progress while it runs, else nil.
+func (wd *Watched) Importing() *api.ImportProgress { return wd.imp.progress() }
+
+// Dirs is how many directories the watcher found in its last full walk,
+// watched or not: the inotify watches the workspace needs.
+func (wd *Watched) Dirs() int {
+	st := wd.Watcher.Stats()
+	n := st.WatchedDirs
+	if st.Degraded != nil {
+		n += st.Degraded.Count
+	}
+	return n
 }
 
 // Run watches the workspace until ctx ends; on return every event the
@@ -106,6 +130,11 @@ func (wd *Watched) Run(ctx context.Context) error {
 	pruned := make(chan struct{})
 	go func() {
 		defer close(pruned)
+		select {
+		case <-wd.Watcher.Ready(): // after the first import, if one runs
+		case <-pctx.Done():
+			return
+		}
 		wd.pruneDaily(pctx)
 	}()
 	err := wd.Watcher.Run(ctx)
@@ -185,7 +214,7 @@ func (wd *Watched) Stats() api.WatcherStats {
 		Ready: ready, WatchedDirs: st.WatchedDirs, QueueDepth: st.QueueDepth,
 		Overflows: st.Overflows, Rewalks: st.Rewalks, Events: st.Events,
 		LastError: st.LastError, LastErrorAt: st.LastErrorAt,
-		ConfigError: wd.ConfigError(),
+		ConfigError: wd.ConfigError(), Degraded: degradedOf(st.Degraded),
 	}
 }
 

@@ -32,7 +32,21 @@ func Ignorer(cfg *config.Config, root string) *watcher.Ignorer {
 // mode): see snapshot.Options. warn, if set, is told when the first
 // import could not read some paths (they are not captured).
 func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk snapshot.WalkFunc, progress func(done, total int), shortLived bool, warn func(string)) (*snapshot.Workspace, error) {
-	ws, err := snapshot.OpenContext(ctx, cfg.StateDir, root, snapshot.Options{
+	ws, err := OpenStore(ctx, cfg, root, progress, shortLived)
+	if err != nil {
+		return nil, err
+	}
+	if err := FirstImport(ctx, cfg, ws, walk, warn); err != nil {
+		ws.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// OpenStore opens the workspace's store without importing it: the daemon
+// imports through its watcher's first walk (FirstImport, from the sink).
+func OpenStore(ctx context.Context, cfg *config.Config, root string, progress func(done, total int), shortLived bool) (*snapshot.Workspace, error) {
+	return snapshot.OpenContext(ctx, cfg.StateDir, root, snapshot.Options{
 		MaxFileSize: cfg.MaxFileSize,
 		LockTimeout: cfg.LockTimeout,
 		Progress:    progress,
@@ -41,22 +55,22 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 		// they can afford to read every process's memory map.
 		CheckMappings: !shortLived,
 	})
-	if err != nil {
-		return nil, err
-	}
+}
+
+// FirstImport imports the workspace if it was never imported (walk is
+// then called once), and applies the retention when it is due.
+func FirstImport(ctx context.Context, cfg *config.Config, ws *snapshot.Workspace, walk snapshot.WalkFunc, warn func(string)) error {
 	_, imported, err := ws.Import(ctx, walk)
 	if err != nil {
-		ws.Close()
-		return nil, err
+		return err
 	}
 	if u := ws.Unreadable(); imported && len(u) > 0 && warn != nil {
 		warn(ImportWarning(u))
 	}
 	if _, _, err := ws.PruneDue(ctx, cfg.Retention); err != nil {
-		ws.Close()
-		return nil, fmt.Errorf("apply retention %s: %w", cfg.Retention, err)
+		return fmt.Errorf("apply retention %s: %w", cfg.Retention, err)
 	}
-	return ws, nil
+	return nil
 }
 
 // Embedded is the engine without a daemon: every command first reconciles

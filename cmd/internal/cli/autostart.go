@@ -73,7 +73,7 @@ func (g *globalOptions) autostart(ctx context.Context, cfg *config.Config) (back
 	fmt.Fprintf(os.Stderr, "ckpt: started ckptd (pid %d) for %s in the background; it serves the next commands (log: %s)\n", pid, g.root, logPath)
 	deadline := time.Now().Add(socketWait)
 	for {
-		b, closer, _, ok, err := dialDaemon(ctx, cfg, g.root)
+		b, closer, _, ok, err := dialDaemon(ctx, cfg, g.root, g.waitForImport)
 		if ok || err != nil {
 			return b, closer, ok, err
 		}
@@ -97,7 +97,7 @@ func waitOpened(ctx context.Context, cfg *config.Config, root string, deadline t
 		if err != nil {
 			return err
 		}
-		if workspaceState(h, root) != api.StateOpening {
+		if !opening(workspaceState(h, root)) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -109,6 +109,12 @@ func waitOpened(ctx context.Context, cfg *config.Config, root string, deadline t
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// opening: a workspace in this state cannot answer a hook yet (it is
+// being opened, or its first import runs).
+func opening(state string) bool {
+	return state == api.StateOpening || state == api.StateImporting
 }
 
 func workspaceState(h api.Health, root string) string {

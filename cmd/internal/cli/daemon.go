@@ -30,7 +30,7 @@ var _ backend = (*client.WorkspaceClient)(nil)
 // hookWait when this hook started the daemon or asked it to add the
 // workspace (a small workspace is imported by then).
 func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backend, func() error, bool, error) {
-	b, closer, h, ok, err := dialDaemon(ctx, base, g.root)
+	b, closer, h, ok, err := dialDaemon(ctx, base, g.root, g.waitForImport)
 	if err != nil {
 		return nil, nil, false, err
 	}
@@ -53,7 +53,7 @@ func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backe
 		}
 		return b, closer, true, nil
 	}
-	if g.hook && (started || workspaceState(*h, g.root) == api.StateOpening) {
+	if g.hook && (started || opening(workspaceState(*h, g.root))) {
 		// Only the hook that started the daemon waits (briefly) for the
 		// import; the others answer at once.
 		deadline := started0.Add(hookWait)
@@ -98,8 +98,9 @@ func (g *globalOptions) addToDaemon(ctx context.Context, base *config.Config, h 
 // store of every workspace it serves, so such a workspace must go through
 // it. A socket served by another user is an error, not an absent daemon:
 // ckpt neither believes it nor works around it. h is the daemon's health
-// when one answered (nil: no daemon).
-func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, func() error, *api.Health, bool, error) {
+// when one answered (nil: no daemon). importing, if set, is told when the
+// daemon serves root while its first import runs.
+func dialDaemon(ctx context.Context, cfg *config.Config, root string, importing func(*api.ImportProgress)) (backend, func() error, *api.Health, bool, error) {
 	c, err := client.Dial(cfg.Socket, client.Options{VersionWarning: func(msg string) {
 		fmt.Fprintln(os.Stderr, "ckpt: warning:", msg)
 	}})
@@ -120,6 +121,13 @@ func dialDaemon(ctx context.Context, cfg *config.Config, root string) (backend, 
 	if !h.Serves(root) {
 		c.Close()
 		return nil, nil, &h, false, nil
+	}
+	if importing != nil {
+		for _, w := range h.Workspaces {
+			if w.Root == root && w.State == api.StateImporting && w.Import != nil {
+				importing(w.Import)
+			}
+		}
 	}
 	return c.Workspace(root), c.Close, &h, true, nil
 }

@@ -64,6 +64,9 @@ type globalOptions struct {
 	engine Engine
 	args   []string // the command line, for execEngine
 	opens  int      // backends opened so far
+	// answersWhileImporting: the command does not wait for the daemon's
+	// first import (status), so nothing is said about waiting.
+	answersWhileImporting bool
 }
 
 // workspaceConfigFile is the workspace's own configuration file

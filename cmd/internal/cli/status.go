@@ -22,6 +22,7 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 			// A daemon keeps serving a workspace whose ckpt.yaml became
 			// invalid, with the settings it had: status shows why.
 			g.daemonMayKeepConfig = true
+			g.answersWhileImporting = true
 			return run(g, statusBody(g, &rescan))(cmd, args)
 		},
 	}
@@ -56,6 +57,10 @@ func addRescanFlag(cmd *cobra.Command, rescan *bool) {
 }
 
 func writeStatus(w io.Writer, s api.Status) {
+	if s.Importing != nil {
+		writeImporting(w, s)
+		return
+	}
 	fmt.Fprintf(w, "Workspace %s (%s)\n", s.Workspace, plural.Count(int(s.Files), "file"))
 	if s.Daemon.Running {
 		fmt.Fprintf(w, "Daemon running (pid %d): %s watched, queue %d, %s, %s\n",
@@ -63,6 +68,10 @@ func writeStatus(w io.Writer, s api.Status) {
 			plural.Count(int(s.Daemon.Overflows), "overflow"), plural.Count(int(s.Daemon.Rewalks), "re-walk"))
 		if s.Daemon.LastError != "" {
 			fmt.Fprintf(w, "  last error: %s\n", s.Daemon.LastError)
+		}
+		if d := s.Daemon.Degraded; d != nil {
+			fmt.Fprintf(w, "  degraded: %s not watched (%s); changes there are found by re-walks: %s\n",
+				plural.Count(d.UnwatchedDirs, "directory", "directories"), quoteDirs(d.Dirs), d.Reason)
 		}
 		if s.Daemon.ConfigError != "" {
 			fmt.Fprintf(w, "  the workspace's configuration is invalid; the daemon keeps its previous settings: %s\n", s.Daemon.ConfigError)

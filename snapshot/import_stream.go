@@ -1,0 +1,121 @@
+package snapshot
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ckptdev/ckpt/store"
+)
+
+// importStream is the first import of a store that holds no entry: the
+// walk, the readers and the writer run at once, joined by bounded queues,
+// so the import holds no per-file list (a reconcile keeps every path's
+// stat and entry in memory to compare them: about a kilobyte a file,
+// which at a million files is a gigabyte), and the reading starts with
+// the first directory listed instead of after the last. Every path is
+// new, so nothing is compared and nothing is deleted. Paths the walk or a
+// read could not read go into the unreadable set, as with reconcile.
+func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
+	root, err := os.OpenRoot(ws.root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	jobs := make(chan candidate, 4096)
+	results := newPipe()
+	var readers sync.WaitGroup
+	for range ws.opts.Workers {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			dirs := dirCache{root: root}
+			defer dirs.close()
+			for c := range jobs {
+				r, name := dirs.lookup(c.path)
+				results.send(ws.read(r, name, c))
+			}
+		}()
+	}
+	go func() { readers.Wait(); results.close() }()
+
+	var walked atomic.Int64
+	walkUnread := unreadableSet{}
+	links := linkIndex{}
+	walkDone := make(chan error, 1)
+	go func() {
+		defer close(jobs)
+		walkDone <- walk(ctx, func(rel string, info fs.FileInfo) error {
+			if werr := walkError(info); werr != nil {
+				walkUnread[rel] = errText(werr)
+				return nil
+			}
+			if id, ok := linkedID(info); ok {
+				links[id] = append(links[id], rel)
+			}
+			walked.Add(1)
+			select {
+			case jobs <- candidate{path: rel, info: info}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+
+	readUnread := unreadableSet{}
+	werr := ws.st.Write(func(w *store.Writer) error {
+		// A first import journals in bounded batches: each in the order
+		// its files were written, and nothing held per file beyond one.
+		var batch journalBatch
+		done := 0
+		for o, ok := results.recv(); ok; o, ok = results.recv() {
+			if err := ws.stage(w, &batch, candidate{path: o.path}, o, readUnread); err != nil {
+				return err
+			}
+			if len(batch.written)+len(batch.vanished) >= importBatch {
+				if err := batch.record(w, nil, store.Attr{}); err != nil {
+					return err
+				}
+				batch = journalBatch{written: batch.written[:0], vanished: batch.vanished[:0]}
+			}
+			done++
+			if ws.opts.Progress != nil && done%500 == 0 {
+				ws.opts.Progress(done, int(walked.Load()))
+			}
+		}
+		if ws.opts.Progress != nil && done > 1000 {
+			ws.opts.Progress(done, done)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return batch.record(w, nil, store.Attr{})
+	})
+	if werr != nil {
+		cancel()
+	}
+	for _, ok := results.recv(); ok; _, ok = results.recv() { // after a failed write: let the readers end
+	}
+	err = <-walkDone
+	if werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	for p, why := range readUnread {
+		walkUnread[p] = why
+	}
+	ws.links = links
+	ws.unreadable = walkUnread
+	return nil
+}
+
+// importBatch is how many files a first import journals at a time.
+const importBatch = 1024
