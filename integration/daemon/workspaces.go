@@ -53,9 +53,19 @@ func (s *Server) List() api.Workspaces {
 		info := api.WorkspaceInfo{Root: sp.root, State: api.StateOpening}
 		if sp.isReady() && sp.err == nil {
 			info.State = api.StateReady
+			if sp.served.Importing != nil && sp.served.Importing() != nil {
+				info.State = api.StateImporting
+			}
 			ws := sp.served.Engine.Workspace()
 			info.Files = int64(ws.Fingerprint().Count)
-			if ns := sp.lastChange.Load(); ns > 0 {
+			ns := sp.lastChange.Load()
+			if ns == 0 && info.State == api.StateReady {
+				// Served before its first import was journalled: the
+				// import's own changes send no events.
+				ns = lastChangeOf(ws.Store())
+				sp.lastChange.CompareAndSwap(0, ns)
+			}
+			if ns > 0 {
 				info.LastChangeAt = time.Unix(0, ns).UTC()
 			}
 		}
