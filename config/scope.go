@@ -17,6 +17,11 @@ import (
 var userOnlyKeys = map[string]bool{
 	"state_dir": true,
 	"socket":    true,
+	// Where the workspace's history is uploaded to, and with which key: a
+	// cloned repository must not send it elsewhere.
+	"remote":          true,
+	"remote_endpoint": true,
+	"remote_key_file": true,
 }
 
 // UserOnly reports whether key may be set only in the user's own config
