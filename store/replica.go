@@ -110,13 +110,22 @@ func (r *Reader) AllToolWindows(fn func(ToolWindow) error) error {
 	})
 }
 
-// CheckpointsAfterOrd calls fn with every checkpoint whose creation order
-// is above ord, in journal order.
-func (r *Reader) CheckpointsAfterOrd(ord uint64, fn func(Checkpoint) error) error {
-	return r.CheckpointsIn(0, ^uint64(0), func(cp Checkpoint) (bool, error) {
+// CheckpointsAfterOrd calls fn with every checkpoint at seq fromSeq or
+// later whose creation order is above ord, in journal order.
+func (r *Reader) CheckpointsAfterOrd(fromSeq, ord uint64, fn func(Checkpoint) error) error {
+	return r.CheckpointsIn(fromSeq, ^uint64(0), func(cp Checkpoint) (bool, error) {
 		if cp.Ord <= ord {
 			return true, nil
 		}
 		return true, fn(cp)
 	})
+}
+
+// LastOrd is the creation order of the newest checkpoint (0: none).
+func (r *Reader) LastOrd() (uint64, error) {
+	var ord uint64
+	if err := getJSON(r.txn, metaKey(metaOrd), &ord); err != nil && err != ErrNotFound {
+		return 0, err
+	}
+	return ord, nil
 }

@@ -88,6 +88,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newUICommand(g),
 		newReviewCommand(g),
 	)
+	root.AddCommand(remoteCommands(g)...)
 	decorate(root)
 	return root
 }

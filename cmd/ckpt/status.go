@@ -41,7 +41,8 @@ func statusBody(g *globalOptions, rescan *bool) func(ctx context.Context, b back
 		if err != nil {
 			return err
 		}
-		return g.emit(s, func(w io.Writer) { writeStatus(w, s) })
+		s.Replication = g.replication(b)
+		return g.emit(s, func(w io.Writer) { writeStatus(w, s); writeReplication(w, s.Replication) })
 	}
 }
 

@@ -94,6 +94,9 @@ type Status struct {
 	// (nothing under them counts as deleted), restores leave them alone,
 	// and changes under them are unknown until they can be read.
 	Unreadable []UnreadablePath `json:"unreadable"`
+	// Replication: how far the workspace is replicated to its remote;
+	// absent when it has none.
+	Replication *Replication `json:"replication,omitempty"`
 }
 
 // UnreadablePath is a directory or file that could not be read, and why.
@@ -112,6 +115,8 @@ type Restored struct {
 // Log is `ckpt log`.
 type Log struct {
 	Checkpoints []Checkpoint `json:"checkpoints"`
+	// Replication: as in Status; absent without a remote.
+	Replication *Replication `json:"replication,omitempty"`
 }
 
 // Show is `ckpt show`: a checkpoint and what changed since the one before.

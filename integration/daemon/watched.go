@@ -108,9 +108,11 @@ func (wd *Watched) Run(ctx context.Context) error {
 		defer close(pruned)
 		wd.pruneDaily(pctx)
 	}()
+	replicated := wd.replicate(pctx)
 	err := wd.Watcher.Run(ctx)
 	stopPruning()
 	<-pruned // the store must not close under a prune
+	<-replicated
 	wd.runErr = err
 	close(wd.stopped)
 	return err

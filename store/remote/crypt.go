@@ -32,7 +32,7 @@ type sealer struct {
 func loadKey(file string) (*sealer, error) {
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fault.Mark(fault.Invalid, fmt.Errorf("remote key file: %w", err))
+		return nil, fault.Mark(fmt.Errorf("remote key file: %w", err), fault.Invalid)
 	}
 	if t := strings.TrimSpace(string(b)); len(t) == 64 {
 		if h, err := hex.DecodeString(t); err == nil {
@@ -40,7 +40,7 @@ func loadKey(file string) (*sealer, error) {
 		}
 	}
 	if len(b) != 32 {
-		return nil, fault.Mark(fault.Invalid, fmt.Errorf("remote key file %s: want 32 bytes (raw or 64 hex digits), found %d", file, len(b)))
+		return nil, fault.Mark(fmt.Errorf("remote key file %s: want 32 bytes (raw or 64 hex digits), found %d", file, len(b)), fault.Invalid)
 	}
 	s := &sealer{file: file, enc: derive(b, "ckpt remote encryption"), mac: derive(b, "ckpt remote names")}
 	s.id = hex.EncodeToString(derive(b, "ckpt remote key id")[:16])

@@ -13,8 +13,9 @@ import (
 	"github.com/ckptdev/ckpt/store"
 )
 
-// ErrUnknown marks a workspace or checkpoint the remote does not hold.
-var ErrUnknown = fault.Sentinel(fault.NotFound, "not in the remote")
+// ErrUnknown marks a workspace or checkpoint the remote does not hold: bad
+// input, as an unknown checkpoint id is.
+var ErrUnknown = fault.Sentinel(fault.Invalid, "not in the remote")
 
 // Workspaces lists the names of the workspaces in the remote, sorted.
 func (r *Remote) Workspaces(ctx context.Context) ([]string, error) {
@@ -103,11 +104,17 @@ func Find(ms []Manifest, name, id string) (Manifest, error) {
 // tool windows recorded by then, and every content that history names
 // (each checked against its hash). It leaves the workspace state ws, with
 // m's checkpoint current; the files are not written (snapshot does that).
+//
+// When m is the newest thing in the remote (its segment is the last one and
+// ends at m's seq), the store's cursor for the remote is set to it, so that
+// this store may continue the workspace's replicated history (once it holds
+// the lease); otherwise a push of it under the same name is refused.
 func (r *Remote) Import(ctx context.Context, st *store.Store, name string, m Manifest, ws store.WorkspaceState) error {
 	target := m.Checkpoint
 	fp := store.Fingerprint{Sum: target.Fingerprint, Count: target.Files}
 	runs := map[string]store.Run{}
 	tools := map[string]store.ToolWindow{}
+	var lastTo uint64
 	for n := uint64(1); n <= m.Segment; n++ {
 		b, _, err := r.get(ctx, r.segKey(name, n))
 		if err != nil {
@@ -120,6 +127,7 @@ func (r *Remote) Import(ctx context.Context, st *store.Store, name string, m Man
 		if err := r.importSegment(ctx, st, seg, target, fp); err != nil {
 			return err
 		}
+		lastTo = seg.To
 		for _, rn := range seg.Runs {
 			runs[runMark(rn)] = rn
 		}
@@ -127,7 +135,17 @@ func (r *Remote) Import(ctx context.Context, st *store.Store, name string, m Man
 			tools[toolMark(tw)] = tw
 		}
 	}
+	more, err := r.exists(ctx, r.segKey(name, m.Segment+1))
+	if err != nil {
+		return err
+	}
 	return st.Write(func(w *store.Writer) error {
+		if !more && lastTo == target.Seq {
+			cur := Cursor{Seq: target.Seq, Ord: target.Ord, Seg: m.Segment, CheckpointID: target.ID, At: time.Now().UTC()}
+			if err := w.PutMark(MarkID(r, name), "cursor", mustJSON(cur)); err != nil {
+				return err
+			}
+		}
 		for _, rn := range runs {
 			if rn.StartSeq > target.Seq {
 				continue

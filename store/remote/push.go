@@ -139,7 +139,7 @@ func (p *Pusher) Push(ctx context.Context) (PushResult, error) {
 				return res, err
 			}
 		}
-		seg, need, err := p.nextSegment(cur)
+		seg, need, err := p.nextSegment(cur, holder)
 		if err != nil || seg == nil {
 			return res, err
 		}
@@ -198,9 +198,9 @@ func toolMark(t store.ToolWindow) string { return "t/" + t.Session + "\x00" + t.
 // SegmentChanges journal entries, the checkpoints cut through them, and
 // the runs and tool windows that changed since they were last sent. need
 // is the contents not yet marked as stored. nil: nothing is new.
-func (p *Pusher) nextSegment(cur Cursor) (seg *segment, need []store.Hash, err error) {
+func (p *Pusher) nextSegment(cur Cursor, holder string) (seg *segment, need []store.Hash, err error) {
 	id := MarkID(p.Remote, p.Name)
-	s := &segment{N: cur.Seg + 1, From: cur.Seq, To: cur.Seq, Blobs: map[string]string{}}
+	s := &segment{N: cur.Seg + 1, Writer: holder, From: cur.Seq, To: cur.Seq, Blobs: map[string]string{}}
 	seen := map[string]bool{}
 	err = p.Store.View(func(r *store.Reader) error {
 		errFull := errors.New("full")
@@ -232,7 +232,7 @@ func (p *Pusher) nextSegment(cur Cursor) (seg *segment, need []store.Hash, err e
 		if err != nil && err != errFull {
 			return err
 		}
-		err = r.CheckpointsAfterOrd(cur.Ord, func(cp store.Checkpoint) error {
+		err = r.CheckpointsAfterOrd(cur.Seq, cur.Ord, func(cp store.Checkpoint) error {
 			if cp.Seq <= s.To {
 				s.Checkpoints = append(s.Checkpoints, cp)
 			}
@@ -360,7 +360,7 @@ func (p *Pusher) putSegment(ctx context.Context, seg *segment) (*segment, error)
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %s: %w", p.Remote.URL, key, err)
 	}
-	if got.N != seg.N || got.From != seg.From {
+	if got.N != seg.N || got.From != seg.From || got.Writer != seg.Writer {
 		return nil, fmt.Errorf("remote %s: %s starts at seq %d, not %d: the replica of %s was written by another store", p.Remote.URL, key, got.From, seg.From, p.Name)
 	}
 	return got, nil

@@ -214,7 +214,7 @@ func (r *Remote) wrap(op, key string, err error) error {
 			return fmt.Errorf("%s %s: %w", op, key, errPrecondition)
 		case resp.StatusCode == http.StatusNotFound || resp.Code == "NoSuchKey":
 			if resp.Code == "NoSuchBucket" {
-				return fault.Mark(fault.NotFound, fmt.Errorf("bucket %s does not exist (remote %s)", r.bucket, r.URL))
+				return fault.Mark(fmt.Errorf("bucket %s does not exist (remote %s)", r.bucket, r.URL), fault.Invalid)
 			}
 			return fmt.Errorf("%s %s: %w", op, key, errNoObject)
 		}
@@ -233,7 +233,7 @@ func (r *Remote) ensureFormat(ctx context.Context, create bool) error {
 	b, _, err := r.getPlain(ctx, formatKey)
 	if errors.Is(err, errNoObject) {
 		if !create {
-			return fault.Mark(fault.NotFound, fmt.Errorf("%s holds no ckpt replica", r.URL))
+			return fault.Mark(fmt.Errorf("%s holds no ckpt replica", r.URL), fault.Invalid)
 		}
 		_, err = r.putPlain(ctx, formatKey, mustJSON(want), true)
 		if errors.Is(err, errPrecondition) {
@@ -250,11 +250,11 @@ func (r *Remote) ensureFormat(ctx context.Context, create bool) error {
 	}
 	switch {
 	case got.KeyID == "" && r.key != nil:
-		return fault.Mark(fault.Invalid, fmt.Errorf("%s is not encrypted; remove remote_key_file to use it", r.URL))
+		return fault.Mark(fmt.Errorf("%s is not encrypted; remove remote_key_file to use it", r.URL), fault.Invalid)
 	case got.KeyID != "" && r.key == nil:
-		return fault.Mark(fault.Invalid, fmt.Errorf("%s is encrypted: set remote_key_file to its key", r.URL))
+		return fault.Mark(fmt.Errorf("%s is encrypted: set remote_key_file to its key", r.URL), fault.Invalid)
 	case got.KeyID != want.KeyID:
-		return fault.Mark(fault.Invalid, fmt.Errorf("%s is encrypted with another key than %s", r.URL, r.key.file))
+		return fault.Mark(fmt.Errorf("%s is encrypted with another key than %s", r.URL, r.key.file), fault.Invalid)
 	}
 	return nil
 }

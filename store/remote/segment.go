@@ -12,9 +12,10 @@ import (
 
 // segment is one immutable piece of a workspace's replicated history.
 type segment struct {
-	N    uint64 `json:"n"`
-	From uint64 `json:"from"` // journal entries with From < seq <= To
-	To   uint64 `json:"to"`
+	N      uint64 `json:"n"`
+	Writer string `json:"writer"` // the lease holder that wrote it
+	From   uint64 `json:"from"`   // journal entries with From < seq <= To
+	To     uint64 `json:"to"`
 	// Changes are journal entries in store.EncodeChange's encoding.
 	Changes     []segChange        `json:"changes,omitempty"`
 	Checkpoints []store.Checkpoint `json:"checkpoints,omitempty"`
