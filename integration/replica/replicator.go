@@ -126,4 +126,3 @@ func lastOrd(st *store.Store) uint64 {
 	st.View(func(r *store.Reader) (err error) { ord, err = r.LastOrd(); return err })
 	return ord
 }
-
