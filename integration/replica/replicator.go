@@ -9,6 +9,7 @@ import (
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
+	"github.com/ckptdev/ckpt/store/remote"
 )
 
 // Limits of the daemon's replication, variables so that tests can shrink
@@ -65,6 +66,18 @@ func (rp *Replicator) Run(ctx context.Context) {
 	if old := ReadStatus(rp.cfg.StateDir, root); old != nil {
 		st.LastSuccess = old.LastSuccess
 	}
+	// Status says how far behind replication is from the start, and after
+	// every segment stored.
+	report := func() {
+		if err := progress(rp.ws.Store(), p.Remote, p.Name, &st); err != nil {
+			rp.logger.Warn(root+": replication status", "err", err)
+		}
+		if err := writeStatus(rp.cfg.StateDir, root, st); err != nil {
+			rp.logger.Warn(root+": replication status", "err", err)
+		}
+	}
+	p.Stored = func(remote.Cursor) { report() }
+	report()
 	backoff := time.Duration(0)
 	var seen [2]uint64 // the head and checkpoint order last pushed
 	var pushed time.Time
@@ -101,12 +114,7 @@ func (rp *Replicator) Run(ctx context.Context) {
 			backoff, seen = 0, now
 			st.LastError, st.NextRetry, st.LastSuccess = "", time.Time{}, time.Now().UTC()
 		}
-		if err := progress(rp.ws.Store(), p.Remote, p.Name, &st); err != nil {
-			rp.logger.Warn(root+": replication status", "err", err)
-		}
-		if err := writeStatus(rp.cfg.StateDir, root, st); err != nil {
-			rp.logger.Warn(root+": replication status", "err", err)
-		}
+		report()
 	}
 }
 

@@ -28,6 +28,8 @@ type Pusher struct {
 	SegmentChanges int           // journal entries per segment; default 4096
 	Parallel       int           // requests in flight; default 16
 	InFlight       int64         // content bytes in memory at once; default 64 MiB
+	// Stored, if set, is told the cursor after each segment is stored.
+	Stored func(Cursor)
 
 	leaseAt time.Time
 }
@@ -161,6 +163,9 @@ func (p *Pusher) Push(ctx context.Context) (PushResult, error) {
 		res.Segments++
 		res.Checkpoints += n
 		res.Cursor = cur
+		if p.Stored != nil {
+			p.Stored(cur)
+		}
 	}
 }
 

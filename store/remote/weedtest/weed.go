@@ -180,7 +180,11 @@ func (s *Server) Stop() { s.Kill() }
 
 // Shell runs `weed shell` commands against the server's master.
 func (s *Server) Shell(commands string) (string, error) {
-	cmd := exec.Command(s.Bin, "shell", "-master=127.0.0.1:"+strconv.Itoa(s.ports["master"]), "-filer=127.0.0.1:"+strconv.Itoa(s.ports["filer"]))
+	// host:port.grpcport: the shell would take port+10000 for gRPC.
+	addr := func(n string) string {
+		return "127.0.0.1:" + strconv.Itoa(s.ports[n]) + "." + strconv.Itoa(s.ports[n+".grpc"])
+	}
+	cmd := exec.Command(s.Bin, "shell", "-master="+addr("master"), "-filer="+addr("filer"))
 	cmd.Stdin = strings.NewReader(commands + "\nexit\n")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
