@@ -7,11 +7,11 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// prefixReplica holds what replication to a remote remembers between
-// runs: 'x' remote-id name -> value (marks.go of a replicator: its cursor,
+// prefixReplica holds what replication to a remote (store/remote)
+// remembers between runs: 'x' remote-id 0x00 name -> value (its cursor,
 // the remote names of the blobs it has stored, the hashes of the run
-// records it has sent). Nothing else reads these keys, and pruning leaves
-// them alone.
+// records it has sent, the store's writer id). Nothing else reads these
+// keys, and pruning leaves them alone.
 const prefixReplica = 'x'
 
 func replicaKey(remote, name string) []byte {
