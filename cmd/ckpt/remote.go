@@ -16,9 +16,25 @@ import (
 	"github.com/ckptdev/ckpt/internal/plural"
 )
 
-// remoteCommands are the commands of replication to a remote.
-func remoteCommands(g *globalOptions) []*cobra.Command {
-	return []*cobra.Command{newPushCommand(g), newCloneCommand(g), newRemoteCommand(g)}
+// addRemoteCommands adds the commands of replication to a remote, in a
+// help group of their own.
+func addRemoteCommands(root *cobra.Command, g *globalOptions) {
+	root.AddGroup(&cobra.Group{ID: "remote", Title: "Replication to a remote:"})
+	examples := map[string]string{
+		"push": `  ckpt push                  # upload what the remote lacks (with ckptd: wait until it has)
+  ckpt push --json`,
+		"clone": `  ckpt clone s3://ckpt/fleet proj ~/src/proj         # the newest replicated checkpoint
+  ckpt clone s3://ckpt/fleet proj@ck12-3f2a1b /tmp/p  # that one, with the history before it`,
+		"remote": `  ckpt remote ls             # the configured remote's workspaces and checkpoints
+  ckpt remote ls s3://ckpt/fleet --json`,
+	}
+	for _, c := range []*cobra.Command{newPushCommand(g), newCloneCommand(g), newRemoteCommand(g)} {
+		c.GroupID, c.Example = "remote", examples[c.Name()]
+		for _, sub := range c.Commands() {
+			sub.Example = examples[c.Name()]
+		}
+		root.AddCommand(c)
+	}
 }
 
 func newPushCommand(g *globalOptions) *cobra.Command {

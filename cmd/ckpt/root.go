@@ -88,7 +88,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newUICommand(g),
 		newReviewCommand(g),
 	)
-	root.AddCommand(remoteCommands(g)...)
+	addRemoteCommands(root, g)
 	decorate(root)
 	return root
 }
