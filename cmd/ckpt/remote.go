@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -91,6 +92,8 @@ func waitReplicated(ctx context.Context, g *globalOptions, b backend, timeout ti
 			return *st, nil
 		case st != nil && st.LastError != "" && st.LastAttempt.After(start):
 			return *st, fmt.Errorf("the daemon's replication failed (it retries at %s): %s", st.NextRetry.Local().Format(time.TimeOnly), st.LastError)
+		case st == nil && time.Since(start) > 5*time.Second:
+			return api.Replication{}, errors.New("the daemon serving this workspace does not replicate it: restart ckptd with remote set in its configuration")
 		}
 		select {
 		case <-ctx.Done():

@@ -49,6 +49,9 @@ func testMain(m *testing.M) int {
 	return m.Run()
 }
 
+// commandTimeout bounds one ckpt command (the benchmark raises it).
+var commandTimeout = 3 * time.Minute
+
 func needWeed(t *testing.T) {
 	t.Helper()
 	if skipWhy != "" {
@@ -119,7 +122,7 @@ func (r result) String() string {
 // ckpt runs ckpt in dir with the machine's environment (and env).
 func (m *machine) ckpt(dir string, env []string, args ...string) result {
 	m.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, ckptBin, args...)
 	cmd.Dir, cmd.Env = dir, append(append([]string(nil), m.env...), env...)
