@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -287,6 +288,10 @@ func (p *Pusher) changedRecords(r *store.Reader, id string, s *segment) error {
 func (p *Pusher) uploadBlobs(ctx context.Context, seg *segment, need []store.Hash, res *PushResult) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	known, err := p.storedBlobs(ctx, len(need))
+	if err != nil {
+		return err
+	}
 	mem := semaphore.NewWeighted(p.InFlight)
 	slots := make(chan struct{}, p.Parallel)
 	var mu sync.Mutex
@@ -300,7 +305,7 @@ func (p *Pusher) uploadBlobs(ctx context.Context, seg *segment, need []store.Has
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; mem.Release(weight); wg.Done() }()
-			name, uploaded, err := p.uploadBlob(ctx, h)
+			name, uploaded, err := p.uploadBlob(ctx, h, known)
 			if err != nil {
 				cancel(err)
 				return
@@ -326,7 +331,37 @@ func (p *Pusher) uploadBlobs(ctx context.Context, seg *segment, need []store.Has
 	return nil
 }
 
-func (p *Pusher) uploadBlob(ctx context.Context, h store.Hash) (name string, uploaded bool, err error) {
+// listAbove is how many contents to upload make a push list the remote's
+// blobs instead of asking for each (a variable for tests).
+var listAbove = 2000
+
+// storedBlobs lists the remote's blobs when that costs fewer requests than
+// asking for each of n contents (a HEAD each): a new or small remote, and
+// a first push of many files. nil: ask for each.
+func (p *Pusher) storedBlobs(ctx context.Context, n int) (map[string]bool, error) {
+	if n < listAbove {
+		return nil, nil
+	}
+	budget := n / 10 // listing requests, of 1,000 keys each
+	known := map[string]bool{}
+	pages := 0
+	errBudget := errors.New("over budget")
+	err := p.Remote.list(ctx, "blobs/", false, func(key string) error {
+		if len(known)%1000 == 0 {
+			if pages++; pages > budget {
+				return errBudget
+			}
+		}
+		known[key[strings.LastIndexByte(key, '/')+1:]] = true
+		return nil
+	})
+	if err == errBudget {
+		return nil, nil
+	}
+	return known, err
+}
+
+func (p *Pusher) uploadBlob(ctx context.Context, h store.Hash, known map[string]bool) (name string, uploaded bool, err error) {
 	var content []byte
 	err = p.Store.View(func(r *store.Reader) (err error) {
 		content, err = r.Blob(h)
@@ -340,9 +375,14 @@ func (p *Pusher) uploadBlob(ctx context.Context, h store.Hash) (name string, upl
 	}
 	name = p.Remote.name(content)
 	key := blobKey(name)
-	ok, err := p.Remote.exists(ctx, key)
-	if err != nil || ok {
-		return name, false, err
+	ok := known[name]
+	if known == nil {
+		if ok, err = p.Remote.exists(ctx, key); err != nil {
+			return name, false, err
+		}
+	}
+	if ok {
+		return name, false, nil
 	}
 	_, err = p.Remote.put(ctx, key, content, false, "")
 	return name, err == nil, err

@@ -132,7 +132,7 @@ func (r *Remote) put(ctx context.Context, key string, body []byte, ifNone bool, 
 			return "", err
 		}
 	}
-	opts := minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true, SendContentMd5: true}
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true}
 	if ifNone {
 		opts.SetMatchETagExcept("*")
 	}

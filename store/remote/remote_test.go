@@ -200,3 +200,26 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// Contents another store pushed are found, by HEAD or by listing, and not
+// uploaded again.
+func TestPushFindsStoredContents(t *testing.T) {
+	for _, list := range []bool{false, true} {
+		r := testRemote(t)
+		ctx := context.Background()
+		if list {
+			old := listAbove
+			listAbove = 1
+			t.Cleanup(func() { listAbove = old })
+		}
+		one := &Pusher{Remote: r, Store: testStore(t, 3), Name: "one", Root: "/1"}
+		if res, err := one.Push(ctx); err != nil || res.Blobs != 3 {
+			t.Fatalf("first push: %+v, %v", res, err)
+		}
+		two := &Pusher{Remote: r, Store: testStore(t, 4), Name: "two", Root: "/2"}
+		res, err := two.Push(ctx)
+		if err != nil || res.Blobs != 1 || res.BlobsPresent != 3 {
+			t.Errorf("listing %v: second push %+v, %v; want 1 uploaded, 3 found", list, res, err)
+		}
+	}
+}
