@@ -26,6 +26,13 @@ type Config struct {
 	Retention      time.Duration // retention: checkpoints older than this may be pruned (guards and run baselines of the last 24h are always kept); 0 keeps everything. Default 0
 	UiAddr         string        // ui_addr: the web panel's loopback address (ckpt ui). Default 127.0.0.1:0, a free port
 	Autostart      bool          // autostart: a command that finds no daemon starts ckptd for the workspace in the background. Default true
+	// The remote the workspace replicates to (remote.go). Default none.
+	Remote          string // remote: s3://bucket[/prefix]
+	RemoteEndpoint  string // remote_endpoint: the S3 server, host[:port] or http(s)://host[:port]; "" is AWS
+	RemoteRegion    string // remote_region: the bucket's region; "" lets the client find it
+	RemoteKeyFile   string // remote_key_file: encrypt what is uploaded with this 32-byte key; "" does not
+	RemoteName      string // remote_name: the workspace's name in the remote; "" is the root's base name
+	RemoteBandwidth int64  // remote_bandwidth: upload bytes per second; 0 is unbounded
 	// Files lists the config files that were read, lowest precedence first.
 	Files []string
 }

@@ -38,6 +38,12 @@ var keys = []key{
 	{"retention", time.Duration(0), parseDur, func(c *Config, v any) { c.Retention = v.(time.Duration) }},
 	{"ui_addr", "127.0.0.1:0", parseUIAddr, func(c *Config, v any) { c.UiAddr = v.(string) }},
 	{"autostart", true, parseBool, func(c *Config, v any) { c.Autostart = v.(bool) }},
+	{"remote", "", parseRemote, func(c *Config, v any) { c.Remote = v.(string) }},
+	{"remote_endpoint", "", parseText, func(c *Config, v any) { c.RemoteEndpoint = v.(string) }},
+	{"remote_region", "", parseText, func(c *Config, v any) { c.RemoteRegion = v.(string) }},
+	{"remote_key_file", "", parseOptionalPath, func(c *Config, v any) { c.RemoteKeyFile = v.(string) }},
+	{"remote_name", "", parseText, func(c *Config, v any) { c.RemoteName = v.(string) }},
+	{"remote_bandwidth", int64(0), parseRate, func(c *Config, v any) { c.RemoteBandwidth = v.(int64) }},
 }
 
 func lookupKey(name string) *key {

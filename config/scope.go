@@ -22,6 +22,11 @@ var userOnlyKeys = map[string]error{
 	"state_dir": errUserOnly,
 	"socket":    errUserOnly,
 	"autostart": errUserOnlyProcess,
+	// Where the workspace's history is uploaded to, and with which key: a
+	// cloned repository must not send it elsewhere.
+	"remote":          errUserOnly,
+	"remote_endpoint": errUserOnly,
+	"remote_key_file": errUserOnly,
 }
 
 // UserOnly reports whether key may be set only in the user's own config

@@ -58,7 +58,7 @@ func TestUserOnlyKeysElsewhere(t *testing.T) {
 		t.Errorf("StateDir, Socket = %q, %q; want the XDG file's", c.StateDir, c.Socket)
 	}
 	for _, k := range keys {
-		if got, want := UserOnly(k.name), k.name == "state_dir" || k.name == "socket" || k.name == "autostart"; got != want {
+		if got, want := UserOnly(k.name), k.name == "state_dir" || k.name == "socket" || k.name == "autostart" || k.name == "remote" || k.name == "remote_endpoint" || k.name == "remote_key_file"; got != want {
 			t.Errorf("UserOnly(%q) = %v, want %v", k.name, got, want)
 		}
 	}

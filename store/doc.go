@@ -19,6 +19,8 @@
 //	'm' name               workspace metadata (head seq, live fingerprint,
 //	                       workspace state, active attribution, restore
 //	                       intent, last restore)
+//	'x' remote 0x00 name   a replicator's marks (replica.go): cursor, stored
+//	                       blobs, runs sent; pruning leaves them alone
 //	'z'                    sentinel Reclaim writes, then drops to flush
 //	                       Badger's memtables (never there for long)
 //

@@ -101,6 +101,9 @@ type Status struct {
 	// Importing is set while the daemon's first import of the workspace
 	// runs: then nothing else is filled in but Workspace and Daemon.
 	Importing *ImportProgress `json:"importing,omitempty"`
+	// Replication: how far the workspace is replicated to its remote;
+	// absent when it has none.
+	Replication *Replication `json:"replication,omitempty"`
 }
 
 // UnreadablePath is a directory or file that could not be read, and why.
@@ -119,6 +122,8 @@ type Restored struct {
 // Log is `ckpt log`.
 type Log struct {
 	Checkpoints []Checkpoint `json:"checkpoints"`
+	// Replication: as in Status; absent without a remote.
+	Replication *Replication `json:"replication,omitempty"`
 }
 
 // Show is `ckpt show`: a checkpoint and what changed since the one before.

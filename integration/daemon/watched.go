@@ -137,9 +137,11 @@ func (wd *Watched) Run(ctx context.Context) error {
 		}
 		wd.pruneDaily(pctx)
 	}()
+	replicated := wd.replicate(pctx)
 	err := wd.Watcher.Run(ctx)
 	stopPruning()
 	<-pruned // the store must not close under a prune
+	<-replicated
 	wd.runErr = err
 	close(wd.stopped)
 	return err

@@ -24,3 +24,9 @@ func Known(stateDir, root string) bool {
 	_, err := os.Stat(filepath.Join(StoreDir(stateDir, root), "root"))
 	return err == nil
 }
+
+// ReplicationFile is where the daemon's replicator writes the workspace's
+// replication status (api.Replication as JSON) for commands to read.
+func ReplicationFile(stateDir, root string) string {
+	return filepath.Join(StoreDir(stateDir, root), "replication.json")
+}

@@ -51,10 +51,12 @@ func newLogCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			l.Replication = g.replication(b)
 			return g.emit(l, func(w io.Writer) {
 				for _, cp := range l.Checkpoints {
 					writeCheckpoint(w, cp)
 				}
+				writeReplication(w, l.Replication)
 			})
 		}),
 	}

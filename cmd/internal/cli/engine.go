@@ -31,6 +31,20 @@ type Engine interface {
 	// Message is the one line that stands for an engine error that has its
 	// own (a full disk); ok is false for any other error.
 	Message(err error) (msg string, ok bool)
+	// Replica is the replication work that needs the store or the remote.
+	Replica() Replica
+}
+
+// Replica pushes, clones and lists through the remote (integration/replica).
+type Replica interface {
+	// Push uploads what the remote lacks of an embedded workspace.
+	Push(ctx context.Context, cfg *config.Config, b Backend) (api.PushResult, error)
+	// Status is an embedded workspace's replication position.
+	Status(cfg *config.Config, b Backend) (*api.Replication, error)
+	// Clone materialises NAME[@ID] of the remote at url in dir.
+	Clone(ctx context.Context, cfg *config.Config, url, target, dir string) (api.CloneResult, error)
+	// List is the remote's workspaces and their checkpoints.
+	List(ctx context.Context, cfg *config.Config, url string) (api.RemoteList, error)
 }
 
 // Backend answers the commands: the daemon's client or the embedded engine.

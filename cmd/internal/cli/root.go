@@ -111,6 +111,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newReviewCommand(g),
 		newWorkspacesCommand(g),
 	)
+	addRemoteCommands(root, g)
 	decorate(root)
 	return root
 }

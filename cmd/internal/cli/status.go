@@ -45,7 +45,8 @@ func statusBody(g *globalOptions, rescan *bool) func(ctx context.Context, b back
 		if !s.Daemon.Running {
 			s.Daemon.StartHint = g.startHint
 		}
-		return g.emit(s, func(w io.Writer) { writeStatus(w, s) })
+		s.Replication = g.replication(b)
+		return g.emit(s, func(w io.Writer) { writeStatus(w, s); writeReplication(w, s.Replication) })
 	}
 }
 

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/local"
 	ckptmcp "github.com/ckptdev/ckpt/integration/mcp"
+	"github.com/ckptdev/ckpt/integration/replica"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -52,6 +54,39 @@ func (Engine) Message(err error) (string, bool) {
 		return store.FullMessage(err), true
 	}
 	return "", false
+}
+
+// Replica is replication through integration/replica.
+func (Engine) Replica() cli.Replica { return replicaEngine{} }
+
+type replicaEngine struct{}
+
+func (replicaEngine) Push(ctx context.Context, cfg *config.Config, b cli.Backend) (api.PushResult, error) {
+	eng, ok := b.(*drift.Engine)
+	if !ok {
+		return api.PushResult{}, errors.New("push: not an embedded workspace")
+	}
+	return replica.Push(ctx, cfg, eng.Workspace())
+}
+
+func (replicaEngine) Status(cfg *config.Config, b cli.Backend) (*api.Replication, error) {
+	eng, ok := b.(*drift.Engine)
+	if !ok {
+		return nil, errors.New("replication status: not an embedded workspace")
+	}
+	return replica.Status(cfg, eng.Workspace())
+}
+
+func (replicaEngine) Clone(ctx context.Context, cfg *config.Config, url, target, dir string) (api.CloneResult, error) {
+	name, id, err := replica.ParseTarget(target)
+	if err != nil {
+		return api.CloneResult{}, err
+	}
+	return replica.Clone(ctx, cfg, url, name, id, dir)
+}
+
+func (replicaEngine) List(ctx context.Context, cfg *config.Config, url string) (api.RemoteList, error) {
+	return replica.List(ctx, cfg, url)
 }
 
 // Main runs `ckptd ckpt [--client=PATH] ARGS...`: the ckpt command line

@@ -1,0 +1,63 @@
+package api
+
+import "time"
+
+// Replication says how far a workspace's history is replicated to its
+// remote (ckpt status, ckpt log, ckpt push).
+type Replication struct {
+	Remote    string `json:"remote"`    // s3://bucket/prefix
+	Workspace string `json:"workspace"` // its name in the remote
+	// ReplicatedCheckpointID is the newest checkpoint that is replicated
+	// (every object it needs is stored); "" before the first.
+	ReplicatedCheckpointID string `json:"replicated_checkpoint_id,omitempty"`
+	// ReplicatedSeq is the journal position replicated so far.
+	ReplicatedSeq uint64 `json:"replicated_seq"`
+	// PendingCheckpoints is how many checkpoints are not replicated yet;
+	// PendingChanges how many journal entries.
+	PendingCheckpoints int    `json:"pending_checkpoints"`
+	PendingChanges     uint64 `json:"pending_changes"`
+	// LastSuccess is when a push last completed; LastAttempt when one
+	// last started or failed.
+	LastSuccess time.Time `json:"last_success,omitzero"`
+	LastAttempt time.Time `json:"last_attempt,omitzero"`
+	// LastError is why the last attempt failed ("" when it did not); the
+	// daemon retries with a backoff (NextRetry).
+	LastError string    `json:"last_error,omitempty"`
+	NextRetry time.Time `json:"next_retry,omitzero"`
+}
+
+// PushResult is `ckpt push`: what was uploaded, and where replication
+// stands now.
+type PushResult struct {
+	Segments     int         `json:"segments"`      // journal segments uploaded
+	Checkpoints  int         `json:"checkpoints"`   // checkpoints newly replicated
+	Blobs        int         `json:"blobs"`         // contents uploaded
+	BlobBytes    int64       `json:"blob_bytes"`    // their size
+	BlobsPresent int         `json:"blobs_present"` // contents the remote had already
+	Replication  Replication `json:"replication"`
+}
+
+// CloneResult is `ckpt clone`.
+type CloneResult struct {
+	Workspace    string `json:"workspace"` // the new workspace's root
+	Remote       string `json:"remote"`
+	Name         string `json:"name"` // the workspace's name in the remote
+	CheckpointID string `json:"checkpoint_id"`
+	Files        int    `json:"files"` // paths written
+	// Continues: this workspace may push on under the same name (it
+	// cloned the newest history, once the old writer's lease is gone).
+	Continues bool `json:"continues"`
+}
+
+// RemoteList is `ckpt remote ls`.
+type RemoteList struct {
+	Remote     string            `json:"remote"`
+	Workspaces []RemoteWorkspace `json:"workspaces"`
+}
+
+// RemoteWorkspace is one workspace in a remote and its replicated
+// checkpoints, oldest first.
+type RemoteWorkspace struct {
+	Name        string       `json:"name"`
+	Checkpoints []Checkpoint `json:"checkpoints"`
+}
