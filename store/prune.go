@@ -254,6 +254,11 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		return rs, err
 	}
 	s.mu.Lock()
+	// A lazily opened store that has not written yet is still read-only.
+	if err := s.writable(); err != nil {
+		s.mu.Unlock()
+		return rs, err
+	}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, []byte{1}) })
 	s.mu.Unlock()
 	if err != nil {

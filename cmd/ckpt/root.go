@@ -87,6 +87,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newVersionCommand(g),
 		newUICommand(g),
 		newReviewCommand(g),
+		newGCCommand(g),
 	)
 	decorate(root)
 	return root

@@ -52,11 +52,16 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 	if u := ws.Unreadable(); imported && len(u) > 0 && warn != nil {
 		warn(ImportWarning(u))
 	}
-	if _, _, err := ws.PruneDue(ctx, cfg.Retention); err != nil {
+	if _, _, err := ws.PruneDue(ctx, Policy(cfg)); err != nil {
 		ws.Close()
-		return nil, fmt.Errorf("apply retention %s: %w", cfg.Retention, err)
+		return nil, fmt.Errorf("apply retention %s, retention_size %d: %w", cfg.Retention, cfg.RetentionSize, err)
 	}
 	return ws, nil
+}
+
+// Policy is the retention policy cfg sets (retention, retention_size).
+func Policy(cfg *config.Config) snapshot.Policy {
+	return snapshot.Policy{MaxAge: cfg.Retention, MaxSize: cfg.RetentionSize}
 }
 
 // Embedded is the engine without a daemon: every command first reconciles
