@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/ckptdev/ckpt/fault"
@@ -14,8 +15,17 @@ import (
 // retention.
 const KeepRecent = 24 * time.Hour
 
-// pruneNow is the clock Prune measures KeepRecent with (tests move it).
-var pruneNow = time.Now
+// pruneNow is the clock retention measures ages with. Tests move it: the
+// unit tests directly, cmd/e2e's through CKPT_TEST_PRUNE_AHEAD (a Go
+// duration the clock is set ahead by, read once), so that the real
+// binaries see checkpoints made a moment ago as days old.
+var pruneNow = func() func() time.Time {
+	ahead, err := time.ParseDuration(os.Getenv("CKPT_TEST_PRUNE_AHEAD"))
+	if err != nil || ahead == 0 {
+		return time.Now
+	}
+	return func() time.Time { return time.Now().Add(ahead) }
+}()
 
 // PruneStats is what a Prune removed, and the space the store takes on disk
 // (store.Store.Size) before and after.
