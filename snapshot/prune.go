@@ -34,7 +34,7 @@ type PruneStats struct {
 	JournalEntries int // journal entries deleted
 	PathEntries    int // path-index entries deleted
 	Blobs          int // stored contents deleted
-	// Pruned lists the ids of the checkpoints deleted, newest first.
+	// Pruned lists the ids of the checkpoints deleted.
 	Pruned      []string
 	BytesBefore int64
 	BytesAfter  int64

@@ -18,7 +18,7 @@ type GC struct {
 	RetentionSeconds int64 `json:"retention_seconds"`
 	RetentionSize    int64 `json:"retention_size"`
 	// Checkpoints pruned (a dry run: that the age rule would prune), and
-	// their ids, newest first.
+	// their ids.
 	Checkpoints int      `json:"checkpoints"`
 	Pruned      []string `json:"pruned"`
 	// What went with them: journal entries, path-index entries, stored
