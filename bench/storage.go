@@ -36,6 +36,7 @@ var (
 	storageTurns   = flag.Int("storage-turns", 500, "with -storage: agent turns in the turns scenario (0 skips it)")
 	storageModules = flag.String("storage-modules", "github.com/hashicorp/terraform@v1.5.0,v1.10.0,v1.14.0;github.com/spf13/cobra@v1.5.0,v1.6.0,v1.7.0,v1.8.0",
 		"with -storage: modules whose versions are checked out one after the other, MODULE@V1,V2,...; separated by ';' (empty skips it)")
+	storageModesFlag = flag.String("storage-modes", "embedded,daemon", "with -storage: the modes to measure ckpt in (embedded, daemon)")
 )
 
 // storageRow is one scenario in one mode.
@@ -45,6 +46,7 @@ type storageRow struct {
 	Steps       int    // checkpoints cut (shadow commits)
 	Tree        int64  // the workspace's last tree, du bytes
 	Running     int64  // the state directory while the daemon still runs (daemon mode)
+	RunningGC   int64  // the same, after a `ckpt gc` through the daemon
 	Closed      int64  // the state directory with no process holding the store
 	AfterGC     int64  // after `ckpt gc`
 	Git         int64  // the shadow .git before git gc
@@ -85,10 +87,13 @@ func (b *bench) storageRuns() error {
 }
 
 func (b *bench) storageModes() []string {
-	if b.ckptd == "" {
-		return []string{"embedded"}
+	var modes []string
+	for _, m := range strings.Split(*storageModesFlag, ",") {
+		if m = strings.TrimSpace(m); m == "embedded" || m == "daemon" && b.ckptd != "" {
+			modes = append(modes, m)
+		}
 	}
-	return []string{"embedded", "daemon"}
+	return modes
 }
 
 // storageStep drives one scenario: both approaches see the same states.
@@ -151,22 +156,16 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 		// Let the daemon's background work settle, as a long session would.
 		time.Sleep(2 * time.Second)
 		row.Running = storeUsage(state)
+		row.GCFreedNote = s.gc()
+		row.RunningGC = storeUsage(state)
 		if err := d.stop(); err != nil {
 			return row, err
 		}
 		s.c.daemon = nil
-	}
-	row.Closed = storeUsage(state)
-	var gc struct {
-		Checkpoints int   `json:"checkpoints"`
-		Blobs       int   `json:"blobs"`
-		BytesBefore int64 `json:"bytes_before"`
-		BytesAfter  int64 `json:"bytes_after"`
-	}
-	if _, err := s.c.do(&gc, "gc"); err != nil {
-		row.GCFreedNote = "ckpt gc: " + firstLine(err.Error())
+		row.Closed = storeUsage(state)
 	} else {
-		row.GCFreedNote = fmt.Sprintf("%d checkpoints, %d contents", gc.Checkpoints, gc.Blobs)
+		row.Closed = storeUsage(state)
+		row.GCFreedNote = s.gc()
 	}
 	row.AfterGC = storeUsage(state)
 	row.Tree = diskUsage(tree)
@@ -178,6 +177,18 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 	fmt.Fprintf(os.Stderr, "storage %s (%s): %d steps in %.0fs; ckpt %s (running %s, after gc %s), git gc'd %s\n",
 		name, mode, row.Steps, row.Seconds, fmtBytes(row.Closed), fmtBytes(row.Running), fmtBytes(row.AfterGC), fmtBytes(row.GitGC))
 	return row, nil
+}
+
+// gc runs `ckpt gc` and says what it freed.
+func (s *storageStep) gc() string {
+	var gc struct {
+		Checkpoints int `json:"checkpoints"`
+		Blobs       int `json:"blobs"`
+	}
+	if _, err := s.c.do(&gc, "gc"); err != nil {
+		return "ckpt gc: " + firstLine(err.Error())
+	}
+	return fmt.Sprintf("%d checkpoints, %d contents", gc.Checkpoints, gc.Blobs)
 }
 
 // turnsScenario is a long agent session on a small source tree: every
@@ -399,12 +410,12 @@ func checkoutZip(tree, zipPath, prefix string) error {
 func storageMarkdown(rows []storageRow, b *bench) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\n`%s` (%s, %s CPUs, load %s)\n\n", commandLine(b.o), time.Now().UTC().Format("2006-01-02 15:04 UTC"), machine()["nproc"], loadavg())
-	sb.WriteString("| scenario | mode | checkpoints | last tree | ckpt store, daemon running | ckpt store | after `ckpt gc` | shadow .git | after `git gc` | ckpt / gc'd git | after `ckpt gc` / gc'd git |\n")
+	sb.WriteString("| scenario | mode | checkpoints | last tree | ckpt store, daemon running | ckpt store (no daemon) | after `ckpt gc` | shadow .git | after `git gc` | ckpt / gc'd git | after `ckpt gc` / gc'd git |\n")
 	sb.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		running := "—"
 		if r.Mode == "daemon" {
-			running = fmtBytes(r.Running) + " (" + sizeRatio(r.Running, r.GitGC) + ")"
+			running = fmt.Sprintf("%s (%s); after `ckpt gc` %s (%s)", fmtBytes(r.Running), sizeRatio(r.Running, r.GitGC), fmtBytes(r.RunningGC), sizeRatio(r.RunningGC, r.GitGC))
 		}
 		fmt.Fprintf(&sb, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Scenario, r.Mode, r.Steps, fmtBytes(r.Tree),
 			running, fmtBytes(r.Closed), fmtBytes(r.AfterGC), fmtBytes(r.Git), fmtBytes(r.GitGC), sizeRatio(r.Closed, r.GitGC), sizeRatio(r.AfterGC, r.GitGC))
