@@ -170,6 +170,9 @@ func mainErr(ctx context.Context, o *options) error {
 		}
 		return b.scale(n)
 	}
+	if *storageMode {
+		return b.storageRuns()
+	}
 	res := &results{Machine: machine(), Command: commandLine(o), Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
 		Runs: o.runs}
 	res.Floor = b.floor()

@@ -23,7 +23,8 @@ type Config struct {
 	LockTimeout    time.Duration // lock_timeout: how long an embedded ckpt waits for another one on the same workspace. Default 30s
 	QueueSize      int           // queue_size: in-process event queue length; a full queue triggers a re-walk. Default 65536
 	LogLevel       string        // log_level: debug|info|warn|error. Default info
-	Retention      time.Duration // retention: checkpoints older than this may be pruned (guards and run baselines of the last 24h are always kept); 0 keeps everything. Default 0
+	Retention      time.Duration // retention: checkpoints older than this are pruned (never a pinned one, nor one of the last 24h); 0 keeps them by age. Default 30d
+	RetentionSize  int64         // retention_size: a workspace store over this many bytes loses its oldest checkpoints (never a pinned one, nor one of the last hour); 0 = no budget. Default 2GiB
 	UiAddr         string        // ui_addr: the web panel's loopback address (ckpt ui). Default 127.0.0.1:0, a free port
 	Autostart      bool          // autostart: a command that finds no daemon starts ckptd for the workspace in the background. Default true
 	// The remote the workspace replicates to (remote.go). Default none.

@@ -26,7 +26,7 @@
 // it is untrusted input. It may set the keys that shape how that workspace
 // is watched and kept (ignore, max_file_size, debounce, max_delay,
 // rescan_interval, sync_timeout, lock_timeout, queue_size, log_level,
-// retention), never the user-only keys (UserOnly: state_dir, socket, autostart), which
+// retention, retention_size), never the user-only keys (UserOnly: state_dir, socket, autostart), which
 // decide where ckpt writes, which daemon it believes and whether it leaves
 // one running. A workspace file
 // that sets one is an *Error naming the key and the file; the user's own
@@ -36,7 +36,7 @@
 //
 // state_dir, socket, ignore, max_file_size, debounce, max_delay,
 // rescan_interval, sync_timeout, lock_timeout, queue_size, log_level,
-// retention, ui_addr, autostart. Keys are case-insensitive (a viper property). Sizes take bytes
+// retention, retention_size, ui_addr, autostart. Keys are case-insensitive (a viper property). Sizes take bytes
 // or units (ParseSize), durations take Go durations or whole days such as
 // "30d" (ParseDuration).
 //

@@ -35,7 +35,11 @@ var keys = []key{
 	{"lock_timeout", 30 * time.Second, parseDur, func(c *Config, v any) { c.LockTimeout = v.(time.Duration) }},
 	{"queue_size", 65536, parseQueue, func(c *Config, v any) { c.QueueSize = v.(int) }},
 	{"log_level", "info", parseLevel, func(c *Config, v any) { c.LogLevel = v.(string) }},
-	{"retention", time.Duration(0), parseDur, func(c *Config, v any) { c.Retention = v.(time.Duration) }},
+	// retention, retention_size: how long checkpoints are kept, and the
+	// disk a workspace's store may take before the oldest go sooner; 0
+	// turns either off.
+	{"retention", 30 * 24 * time.Hour, parseDur, func(c *Config, v any) { c.Retention = v.(time.Duration) }},
+	{"retention_size", int64(2 << 30), parseSize, func(c *Config, v any) { c.RetentionSize = v.(int64) }},
 	{"ui_addr", "127.0.0.1:0", parseUIAddr, func(c *Config, v any) { c.UiAddr = v.(string) }},
 	{"autostart", true, parseBool, func(c *Config, v any) { c.Autostart = v.(bool) }},
 	{"remote", "", parseRemote, func(c *Config, v any) { c.Remote = v.(string) }},

@@ -37,7 +37,10 @@ func TestPrecedence(t *testing.T) {
 		{"rescan_interval", [4]string{"1h", "2h", "3h", "4h"}, durs(15*time.Minute, time.Hour)},
 		{"sync_timeout", [4]string{"1m", "2m", "3m", "4m"}, durs(30*time.Second, time.Minute)},
 		{"lock_timeout", [4]string{"1s", "2s", "3s", "4s"}, durs(30*time.Second, time.Second)},
-		{"retention", [4]string{"1d", "2d", "3d", "4d"}, durs(0, 24*time.Hour)},
+		{"retention", [4]string{"1d", "2d", "3d", "4d"}, durs(30*24*time.Hour, 24*time.Hour)},
+		{"retention_size", [4]string{"1GiB", "2MiB", "3KiB", "4"}, func(*testEnv) [5]any {
+			return [5]any{int64(2 << 30), int64(1 << 30), int64(2 << 20), int64(3 << 10), int64(4)}
+		}},
 		{"queue_size", [4]string{"1", "2", "3", "4"}, func(*testEnv) [5]any { return [5]any{65536, 1, 2, 3, 4} }},
 		{"log_level", [4]string{"debug", "WARN", "error", "debug"}, func(*testEnv) [5]any {
 			return [5]any{"info", "debug", "warn", "error", "debug"}
@@ -114,6 +117,8 @@ func TestLoadDefaults(t *testing.T) {
 				LockTimeout:    30 * time.Second,
 				QueueSize:      65536,
 				LogLevel:       "info",
+				Retention:      30 * 24 * time.Hour,
+				RetentionSize:  2 << 30,
 				UiAddr:         "127.0.0.1:0",
 				Autostart:      true,
 			}

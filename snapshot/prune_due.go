@@ -11,20 +11,32 @@ import (
 // store, which is worth doing daily, not at every command.
 const PruneEvery = 24 * time.Hour
 
-// PruneDue applies a retention (0: keep everything) if the last prune is
-// older than PruneEvery. It remembers when it ran in a file next to the
-// store, so the daemon and the embedded client share the schedule.
-func (ws *Workspace) PruneDue(ctx context.Context, retention time.Duration) (PruneStats, bool, error) {
-	if retention <= 0 {
-		return PruneStats{}, false, nil
+// PruneDue applies a retention policy (Collect) if the last one ran more
+// than PruneEvery ago, or more than KeepRecentOverBudget ago when the store
+// is over its size budget. It remembers when it ran in a file next to the
+// store, so the daemon and the embedded client share the schedule. A zero
+// policy keeps everything.
+func (ws *Workspace) PruneDue(ctx context.Context, p Policy) (GCStats, bool, error) {
+	if p.MaxAge <= 0 && p.MaxSize <= 0 {
+		return GCStats{}, false, nil
 	}
-	mark := filepath.Join(ws.st.Dir(), "pruned-at")
-	if info, err := os.Stat(mark); err == nil && time.Since(info.ModTime()) < PruneEvery {
-		return PruneStats{}, false, nil
+	if info, err := os.Stat(ws.pruneMark()); err == nil {
+		since := time.Since(info.ModTime())
+		over := p.MaxSize > 0 && since >= KeepRecentOverBudget && ws.st.Size() > p.MaxSize
+		if since < PruneEvery && !over {
+			return GCStats{}, false, nil
+		}
 	}
-	stats, err := ws.Prune(ctx, time.Now().Add(-retention))
+	stats, err := ws.collect(ctx, p, false, false)
 	if err != nil {
 		return stats, true, err
 	}
-	return stats, true, os.WriteFile(mark, []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600)
+	return stats, true, ws.markPruned()
+}
+
+// pruneMark is the file whose time says when retention last ran.
+func (ws *Workspace) pruneMark() string { return filepath.Join(ws.st.Dir(), "pruned-at") }
+
+func (ws *Workspace) markPruned() error {
+	return os.WriteFile(ws.pruneMark(), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o600)
 }

@@ -75,8 +75,10 @@
 // a blob, and the 'd' keys of the deltas it deletes. Reclaim then gives
 // the space back:
 // in Badger a delete only frees a value once compaction has dropped the
-// key's versions, so it flushes the memtables, flattens the LSM tree and
-// runs the value-log GC.
+// key's versions, and the value-log GC never rewrites the file being
+// appended to, so it reopens the database (which flushes the memtables and
+// starts a new value-log file: rotate.go), flattens the LSM tree and runs
+// the value-log GC on every file at least a quarter garbage.
 //
 // # Durability
 //

@@ -225,6 +225,13 @@ type ReclaimStats struct {
 	ValueLogFiles int
 }
 
+// gcDiscardRatio is the share of a value-log file that must be garbage for
+// Reclaim to rewrite it: a quarter, so that pruning a few old checkpoints
+// of a store whose contents sit in one or two value-log files (the first
+// import's) gives their space back, at the cost of copying the other three
+// quarters once.
+const gcDiscardRatio = 0.25
+
 // ReclaimGrace is how long Reclaim lets reads that began before it finish
 // before it compacts: Badger keeps a deleted version, and so its value,
 // while a read that might see it is open.
@@ -237,12 +244,12 @@ var ReclaimGrace = time.Second
 // the reads that began before it (ReclaimGrace), flushes the memtables,
 // flattens the LSM tree (so that deletes meet what they delete, and both
 // are dropped), then runs the value-log GC until it finds nothing more to
-// rewrite. The value-log file being written to is never collected: its
-// garbage is reclaimed by the first Reclaim after Badger has moved on to a
-// new file (at the next open, or after ValueLogFileSize more bytes); the
-// counts of what is garbage where are kept on disk meanwhile. Reclaim may
-// take a while on a large store; writers wait only while the memtables are
-// flushed and while one value-log file is rewritten.
+// rewrite. Badger never collects the value-log file it is writing to, so
+// Reclaim first reopens the database (rotate), which moves it on to a new
+// one: the space is given back while the daemon runs, not at its next
+// start. Reclaim may take a while on a large store; writers wait only
+// while the database is reopened and while one value-log file is
+// rewritten.
 func (s *Store) Reclaim() (ReclaimStats, error) {
 	var rs ReclaimStats
 	// Every read that begins after this write sees every delete made so
@@ -254,17 +261,25 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		return rs, err
 	}
 	s.mu.Lock()
+	// A lazily opened store that has not written yet is still read-only.
+	if err := s.writable(); err != nil {
+		s.mu.Unlock()
+		return rs, err
+	}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, []byte{1}) })
 	s.mu.Unlock()
 	if err != nil {
 		return rs, fmt.Errorf("store reclaim: %w", err)
 	}
 	time.Sleep(ReclaimGrace)
-	// Dropping a prefix is Badger's only public way to flush the memtables
-	// without closing the database; it also compacts level 0. Badger fails
-	// writes (rather than making them wait) meanwhile: hold the writers.
+	// Reopening flushes the memtables and moves the value log on to a new
+	// file, so that the one that held the deleted contents can be
+	// collected (rotate). Writers wait meanwhile.
 	s.mu.Lock()
 	err = s.db.DropPrefix(sentinel)
+	if err == nil {
+		err = s.rotate()
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return rs, fmt.Errorf("store flush: %w", err)
@@ -276,7 +291,7 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		// Writers wait while a file is rewritten: Badger's GC reads the
 		// memtable's version unsynchronized with writes.
 		s.mu.Lock()
-		err := s.db.RunValueLogGC(0.5)
+		err := s.db.RunValueLogGC(gcDiscardRatio)
 		s.mu.Unlock()
 		switch {
 		case err == nil:

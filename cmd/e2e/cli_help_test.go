@@ -48,7 +48,7 @@ func TestHelpReadsLikeOtherTools(t *testing.T) {
 		}
 	}
 	for _, c := range []string{"status", "checkpoint", "log", "show", "diff", "history", "restore", "undo", "revert",
-		"run", "run start", "run end", "tool", "tool start", "tool end", "exec", "hook", "hook claude-code", "hook codex", "hook gemini", "hook cursor", "integrate", "version", "ui", "review"} {
+		"run", "run start", "run end", "tool", "tool start", "tool end", "exec", "hook", "hook claude-code", "hook codex", "hook gemini", "hook cursor", "integrate", "version", "ui", "review", "gc"} {
 		h := ws.ckptOK(append(strings.Fields(c), "--help")...)
 		if !strings.Contains(h, "Examples:\n  ") || !strings.Contains(h, "Exit codes:") {
 			t.Errorf("ckpt %s --help has no examples or exit codes:\n%s", c, h)

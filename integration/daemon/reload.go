@@ -26,12 +26,14 @@ type liveConfig struct {
 	err string         // why the file on disk is not in force; "" = it is
 
 	retention   atomic.Int64 // time.Duration
+	retainSize  atomic.Int64 // retention_size, bytes
 	syncTimeout atomic.Int64 // time.Duration
 }
 
 func newLiveConfig(cfg *config.Config, reload func() (*config.Config, error)) *liveConfig {
 	lc := &liveConfig{cfg: cfg, reload: reload}
 	lc.retention.Store(int64(cfg.Retention))
+	lc.retainSize.Store(cfg.RetentionSize)
 	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
 	return lc
 }
@@ -82,9 +84,10 @@ func (wd *Watched) reloadConfig() {
 		wd.Workspace.SetMaxFileSize(cfg.MaxFileSize)
 	}
 	lc.retention.Store(int64(cfg.Retention))
+	lc.retainSize.Store(cfg.RetentionSize)
 	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
-	wd.log(slog.LevelInfo, "reloaded the workspace's configuration: ignore %q, max_file_size %d, debounce %s, max_delay %s, rescan_interval %s, sync_timeout %s, retention %s",
-		cfg.Ignore, cfg.MaxFileSize, cfg.Debounce, cfg.MaxDelay, cfg.RescanInterval, cfg.SyncTimeout, cfg.Retention)
+	wd.log(slog.LevelInfo, "reloaded the workspace's configuration: ignore %q, max_file_size %d, debounce %s, max_delay %s, rescan_interval %s, sync_timeout %s, retention %s, retention_size %d",
+		cfg.Ignore, cfg.MaxFileSize, cfg.Debounce, cfg.MaxDelay, cfg.RescanInterval, cfg.SyncTimeout, cfg.Retention, cfg.RetentionSize)
 	if old.QueueSize != cfg.QueueSize {
 		wd.log(slog.LevelWarn, "queue_size %d takes effect when the daemon restarts", cfg.QueueSize)
 	}
@@ -97,7 +100,7 @@ func sameSettings(a, b *config.Config) bool {
 		a.MaxFileSize == b.MaxFileSize && a.Debounce == b.Debounce && a.MaxDelay == b.MaxDelay &&
 		a.RescanInterval == b.RescanInterval && a.SyncTimeout == b.SyncTimeout &&
 		a.LockTimeout == b.LockTimeout && a.QueueSize == b.QueueSize && a.LogLevel == b.LogLevel &&
-		a.Retention == b.Retention
+		a.Retention == b.Retention && a.RetentionSize == b.RetentionSize
 }
 
 // log logs one line about the workspace at level.

@@ -220,29 +220,26 @@ func (wd *Watched) Stats() api.WatcherStats {
 	}
 }
 
-// pruneDaily applies the retention while the daemon runs: checked hourly,
-// done when a day has passed since the last prune (PruneDue); a retention
-// of 0 keeps everything.
+// pruneDaily applies the retention policy while the daemon runs: checked
+// hourly, done when a day has passed since the last prune, or an hour when
+// the store is over retention_size (PruneDue); a zero policy keeps
+// everything.
 func (wd *Watched) pruneDaily(ctx context.Context) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
-		retention := durationOf(&wd.live.retention)
-		if retention <= 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				continue
-			}
-		}
-		stats, did, err := wd.Workspace.PruneDue(ctx, retention)
+		p := snapshot.Policy{MaxAge: durationOf(&wd.live.retention), MaxSize: wd.live.retainSize.Load()}
+		stats, did, err := wd.Workspace.PruneDue(ctx, p)
 		switch {
 		case err != nil:
 			wd.logger.Warn(fmt.Sprintf("retention: %s: %v", wd.Workspace.Root(), err))
 		case did:
 			wd.logger.Info(fmt.Sprintf("retention: %s: pruned %s, %s; %d -> %d bytes",
 				wd.Workspace.Root(), plural.Count(stats.Checkpoints, "checkpoint"), plural.Count(stats.Blobs, "stored content"), stats.BytesBefore, stats.BytesAfter))
+			if stats.OverBudget {
+				wd.logger.Warn(fmt.Sprintf("retention: %s: the store (%d bytes) is still over retention_size %d: what is left is pinned or younger than %s (ckpt gc --dry-run lists the pins)",
+					wd.Workspace.Root(), stats.BytesAfter, p.MaxSize, snapshot.KeepRecentOverBudget))
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -67,10 +67,15 @@ func FirstImport(ctx context.Context, cfg *config.Config, ws *snapshot.Workspace
 	if u := ws.Unreadable(); imported && len(u) > 0 && warn != nil {
 		warn(ImportWarning(u))
 	}
-	if _, _, err := ws.PruneDue(ctx, cfg.Retention); err != nil {
-		return fmt.Errorf("apply retention %s: %w", cfg.Retention, err)
+	if _, _, err := ws.PruneDue(ctx, Policy(cfg)); err != nil {
+		return fmt.Errorf("apply retention %s, retention_size %d: %w", cfg.Retention, cfg.RetentionSize, err)
 	}
 	return nil
+}
+
+// Policy is the retention policy cfg sets (retention, retention_size).
+func Policy(cfg *config.Config) snapshot.Policy {
+	return snapshot.Policy{MaxAge: cfg.Retention, MaxSize: cfg.RetentionSize}
 }
 
 // Embedded is the engine without a daemon: every command first reconciles

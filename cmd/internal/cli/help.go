@@ -51,6 +51,9 @@ var commandHelp = map[string]struct {
   ckpt restore c0123456789ab -- src/a.go   # only these paths
   ckpt restore c0123456789ab --dry-run`},
 	"undo": {"undo", `  ckpt undo      # put back what the last restore changed`},
+	"gc": {"undo", `  ckpt gc --dry-run                # what retention would prune, and what is pinned
+  ckpt gc                          # prune now and give the space back
+  CKPT_RETENTION=7d ckpt gc --json`},
 	"revert": {"undo", `  ckpt revert --session s1 --run r1
   ckpt revert --session s1 --run r1 --call t7`},
 	"run": {"runs", `  ckpt run start --session s1 --run r1

@@ -110,6 +110,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 		newUICommand(g),
 		newReviewCommand(g),
 		newWorkspacesCommand(g),
+		newGCCommand(g),
 	)
 	addRemoteCommands(root, g)
 	decorate(root)

@@ -27,7 +27,8 @@ var _ cli.Engine = Engine{}
 
 // The embedded engine answers every command, review marks included.
 var (
-	_ cli.Backend = (*drift.Engine)(nil)
+	_ cli.Backend   = (*drift.Engine)(nil)
+	_ cli.Collector = (*drift.Engine)(nil)
 	_ interface {
 		Review(ctx context.Context, req api.ReviewRequest) (api.Review, error)
 		Reviews(ctx context.Context, session, run string) (api.Reviews, error)
