@@ -244,6 +244,7 @@ var ReclaimGrace = time.Second
 // take a while on a large store; writers wait only while the memtables are
 // flushed and while one value-log file is rewritten.
 func (s *Store) Reclaim() (ReclaimStats, error) {
+	defer s.size.invalidate()
 	var rs ReclaimStats
 	// Every read that begins after this write sees every delete made so
 	// far at an older version than its own.

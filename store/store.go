@@ -42,6 +42,8 @@ type Store struct {
 	readOnly bool
 
 	valueThreshold int64 // db's; changes with db, under mu
+
+	size sizeCache // Size, measured at most once per sizeTTL
 }
 
 // Open opens (creating if needed) the store in dir for reading and
@@ -220,8 +222,12 @@ func (s *Store) Fingerprint() Fingerprint {
 	return s.fp
 }
 
-// Size is the store's size on disk in bytes (LSM tree plus value log).
-func (s *Store) Size() int64 {
+// Size is the store's size on disk in bytes (LSM tree plus value log), as
+// measured at most sizeTTL ago.
+func (s *Store) Size() int64 { return s.size.get(s.measureSize) }
+
+// measureSize adds up the blocks of the store's files.
+func (s *Store) measureSize() int64 {
 	var n int64
 	filepath.WalkDir(s.dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
