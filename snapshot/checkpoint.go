@@ -192,7 +192,7 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	if err != nil || have {
 		return store.Checkpoint{}, false, err
 	}
-	if err := ws.reconcile(ctx, walk, store.Attr{}, false); err != nil {
+	if err := ws.reconcile(ctx, walk, "", store.Attr{}, false); err != nil {
 		return store.Checkpoint{}, false, err
 	}
 	// The initial checkpoint and the state that makes it current are one

@@ -122,5 +122,11 @@ func (s reloadingSink) Reconcile(ctx context.Context, walk func(ctx context.Cont
 	return s.wd.Workspace.Reconcile(ctx, walk)
 }
 
+// ReconcileUnder re-walks one directory whose ignore rules changed; it
+// never covers the workspace's configuration file, which is in the root.
+func (s reloadingSink) ReconcileUnder(ctx context.Context, dir string, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error {
+	return s.wd.Workspace.ReconcileUnder(ctx, dir, walk)
+}
+
 // durationOf reads an atomic duration.
 func durationOf(v *atomic.Int64) time.Duration { return time.Duration(v.Load()) }
