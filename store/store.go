@@ -44,6 +44,9 @@ type Store struct {
 	valueThreshold int64 // db's; changes with db, under mu
 
 	size sizeCache // Size, measured at most once per sizeTTL
+	// logWritten: bytes committed since the value log's pages were last
+	// released (release.go), under mu.
+	logWritten int64
 }
 
 // Open opens (creating if needed) the store in dir for reading and
