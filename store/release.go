@@ -21,10 +21,10 @@ import (
 var releaseLogEvery int64 = 64 << 20
 
 // noteCommitted counts bytes committed since the last release, and
-// releases the value log's pages when enough were. Writers call it holding
-// s.mu, after their last commit: no value-log write (whose file rotation
-// may move a mapping) runs then, and holding s.gate keeps Close and a
-// reopen out.
+// releases the value log's pages when enough were. A commit calls it
+// holding s.mu once Badger has written it: no value-log write (whose file
+// rotation may move a mapping) runs then, as every write goes through
+// s.mu, and holding s.gate keeps Close and a reopen out.
 func (s *Store) noteCommitted(n int64) {
 	s.logWritten += n
 	if s.logWritten < releaseLogEvery {

@@ -19,8 +19,6 @@ type Writer struct {
 	size  int64
 	count int
 	bytes int64 // keys and values set since the last commit, as written
-	// committed: bytes of the commits so far.
-	committed int64
 }
 
 // Write runs fn with the store's only writer and commits what it wrote.
@@ -37,9 +35,7 @@ func (s *Store) Write(fn func(*Writer) error) error {
 		return err
 	}
 	defer s.size.invalidate()
-	err := w.commit(false)
-	s.noteCommitted(w.committed)
-	return err
+	return w.commit(false)
 }
 
 // batch limits: Badger refuses a transaction over 15% of a memtable; stay
@@ -64,7 +60,7 @@ func (w *Writer) commit(reopen bool) error {
 		return fmt.Errorf("store commit: %w", err)
 	}
 	w.s.head, w.s.fp = w.head, w.fp
-	w.committed += w.bytes
+	w.s.noteCommitted(w.bytes)
 	w.size, w.count, w.bytes = 0, 0, 0
 	if reopen {
 		w.txn = w.s.db.NewTransaction(true)
