@@ -184,24 +184,30 @@ func (c *classifier) realDir(dir string) bool {
 func (ws *Workspace) Reconcile(ctx context.Context, walk WalkFunc) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.reconcile(ctx, walk, ws.attr(), ws.opts.CheckMappings)
+	return ws.reconcile(ctx, walk, "", ws.attr(), ws.opts.CheckMappings)
 }
 
 // Rescan is Reconcile with CheckMappings, whatever the options say.
 func (ws *Workspace) Rescan(ctx context.Context, walk WalkFunc) error {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return ws.reconcile(ctx, walk, ws.attr(), true)
+	return ws.reconcile(ctx, walk, "", ws.attr(), true)
 }
 
-func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.Attr, checkMappings bool) error {
+// reconcile makes the entries under the directory under ("": the whole
+// workspace) match what walk visits.
+func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, under string, attr store.Attr, checkMappings bool) error {
 	// Load the entries while the walk runs: both are mostly waiting on
 	// the kernel and the store, and a status must cost about one of them.
-	known := make(map[string]store.State, ws.st.Fingerprint().Count)
+	prefix, hint := "", ws.st.Fingerprint().Count
+	if under != "" {
+		prefix, hint = under+"/", 0
+	}
+	known := make(map[string]store.State, hint)
 	loaded := make(chan error, 1)
 	go func() {
 		loaded <- ws.st.View(func(r *store.Reader) error {
-			return r.Entries("", func(path string, st store.State) error {
+			return r.Entries(prefix, func(path string, st store.State) error {
 				known[path] = st
 				return nil
 			})
@@ -246,7 +252,7 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		}
 		cands = append(cands, candidate{path: f.path, info: f.info, prev: prev, hadPrev: had})
 	}
-	ws.links = links
+	ws.setLinks(under, links)
 	if len(unread) > 0 {
 		for p := range known {
 			if q, _ := unread.covering(p); q != "" {
@@ -255,7 +261,7 @@ func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, attr store.At
 		}
 	}
 	err = ws.ingest(ctx, cands, known, attr, unread)
-	ws.unreadable = unread
+	ws.setUnreadable(under, unread)
 	return err
 }
 

@@ -185,7 +185,9 @@ func (ws *Workspace) Import(ctx context.Context, walk WalkFunc) (store.Checkpoin
 	}
 	scan := ws.importStream
 	if ws.st.Fingerprint().Count > 0 { // an import cut short: compare with what it stored
-		scan = func(ctx context.Context, walk WalkFunc) error { return ws.reconcile(ctx, walk, store.Attr{}, false) }
+		scan = func(ctx context.Context, walk WalkFunc) error {
+			return ws.reconcile(ctx, walk, "", store.Attr{}, false)
+		}
 	}
 	if err := scan(ctx, walk); err != nil {
 		return store.Checkpoint{}, false, err

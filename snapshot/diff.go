@@ -1,7 +1,7 @@
 package snapshot
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/ckptdev/ckpt/store"
@@ -65,43 +65,98 @@ func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) boo
 // touched gathers the paths a stretch of the journal touched, in the order
 // first seen.
 type touched struct {
-	byPath map[string]*FileChange
-	order  []string
+	byPath map[string]*touchedPath
+	order  []string // paths with a counted entry
 }
 
-func newTouched() *touched { return &touched{byPath: map[string]*FileChange{}} }
+// touchedPath is what the stretch says about one path.
+type touchedPath struct {
+	fc      FileChange // First is its first counted entry
+	counted bool       // an entry that keep counts touched it
+	// last is the path's state after the newest entry collect read for
+	// it: its state at the end of the stretch, with no seek (lastOK).
+	last   store.State
+	lastOK bool
+	// born: its first entry in the stretch added it, and nothing else
+	// noted it before, so it did not exist at the stretch's start.
+	born bool
+}
 
-// add notes one journal entry.
-func (t *touched) add(c store.Change) {
-	if t.byPath[c.Path] == nil {
-		t.byPath[c.Path] = &FileChange{Path: c.Path, First: c}
+func newTouched() *touched { return &touched{byPath: map[string]*touchedPath{}} }
+
+// get returns the record of path p, making it if needed.
+func (t *touched) get(p string) (tp *touchedPath, isNew bool) {
+	if tp = t.byPath[p]; tp != nil {
+		return tp, false
+	}
+	tp = &touchedPath{fc: FileChange{Path: p}}
+	t.byPath[p] = tp
+	return tp, true
+}
+
+// add notes one counted journal entry.
+func (t *touched) add(c store.Change) { t.count(t.byPath[c.Path], c) }
+
+func (t *touched) count(tp *touchedPath, c store.Change) {
+	if tp == nil {
+		tp, _ = t.get(c.Path)
+	}
+	if !tp.counted {
+		tp.counted, tp.fc.First = true, c
 		t.order = append(t.order, c.Path)
 	}
 }
 
-// collect notes the entries in (from, to] that f selects and keep counts.
+// collect notes the entries in (from, to] that f selects and keep counts,
+// and, for every path f selects, its state at to and whether it was born
+// in the stretch (whatever keep says).
 func (t *touched) collect(r *store.Reader, from, to uint64, f Filter, keep func(store.Change) bool) error {
 	return r.Changes(from, to, func(c store.Change) error {
-		if f.match(c.Path) && (keep == nil || keep(c)) {
-			t.add(c)
+		if !f.match(c.Path) {
+			return nil
+		}
+		tp, isNew := t.get(c.Path)
+		if isNew && c.Kind == store.Added {
+			tp.born = true
+		}
+		tp.last, tp.lastOK = c.State, true
+		if keep == nil || keep(c) {
+			t.count(tp, c)
 		}
 		return nil
 	})
 }
 
+// resolveBySeek makes resolve look every state up in the path index, as
+// it did before it used what collect read (tests compare the two).
+var resolveBySeek = false
+
 // resolve compares every touched path's state at from and at to, and
-// returns those that differ, sorted by path.
+// returns those that differ, sorted by path. to must be where the collect
+// that touched them ended, and from where it began (or a position the
+// stretch's start is known to equal for every path collect saw first:
+// the settled seq of a restore, whose unsettled paths are added before).
+// A path's state at to is the one its newest entry recorded, and a path
+// born in the stretch did not exist at from: only the others are looked up.
 func (t *touched) resolve(r *store.Reader, from, to uint64) ([]FileChange, error) {
-	var out []FileChange
+	// Sorting the paths first, not the changes after, moves strings
+	// instead of FileChanges (hundreds of bytes each).
+	slices.Sort(t.order)
+	out := make([]FileChange, 0, len(t.order))
 	sk := r.NewSeeker()
 	defer sk.Close()
 	for _, p := range t.order {
-		fc := t.byPath[p]
+		tp := t.byPath[p]
+		fc := &tp.fc
 		var err error
-		if fc.From, err = sk.StateAt(p, from); err != nil {
+		if tp.born && !resolveBySeek {
+			fc.From = store.State{}
+		} else if fc.From, err = sk.StateAt(p, from); err != nil {
 			return nil, err
 		}
-		if fc.To, err = sk.StateAt(p, to); err != nil {
+		if tp.lastOK && !resolveBySeek {
+			fc.To = tp.last
+		} else if fc.To, err = sk.StateAt(p, to); err != nil {
 			return nil, err
 		}
 		if fc.From.SameContent(fc.To) {
@@ -117,7 +172,9 @@ func (t *touched) resolve(r *store.Reader, from, to uint64) ([]FileChange, error
 		}
 		out = append(out, *fc)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	if len(out) == 0 {
+		return nil, nil
+	}
 	return out, nil
 }
 

@@ -64,6 +64,9 @@ func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f F
 		if !f.match(p) {
 			continue
 		}
+		// Noted even if keep counts none of its entries: it may differ
+		// from the checkpoint, so it is never taken as born after settled.
+		t.get(p)
 		st, err := sk.StateAt(p, settled)
 		if err != nil {
 			return err
@@ -79,7 +82,7 @@ func (t *touched) unsettled(r *store.Reader, paths []string, settled uint64, f F
 				return err
 			}
 		}
-		if t.byPath[p] == nil {
+		if !t.byPath[p].counted {
 			add(store.Change{Seq: settled, Path: p})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -865,6 +866,14 @@ func (m *modelRun) checkDiffs() {
 	}
 	fcs, err := m.ws.Drift(cur, nil, nil)
 	m.checkChanges(fcs, err, cur.Seq, m.ws.Head(), m.want[cur.ID], m.live, "drift from "+cur.ID)
+	// The states a diff takes from the journal it read are exactly those
+	// the path index holds.
+	resolveBySeek = true
+	sought, err := m.ws.Drift(cur, nil, nil)
+	resolveBySeek = false
+	if err != nil || !reflect.DeepEqual(fcs, sought) {
+		m.fatalf("drift from %s: %v from the journal, %v (%v) from the path index", cur.ID, fcs, sought, err)
+	}
 	m.stats["diff checks"] += 5
 }
 

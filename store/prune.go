@@ -251,6 +251,7 @@ var ReclaimGrace = time.Second
 // while the database is reopened and while one value-log file is
 // rewritten.
 func (s *Store) Reclaim() (ReclaimStats, error) {
+	defer s.size.invalidate()
 	var rs ReclaimStats
 	// Every read that begins after this write sees every delete made so
 	// far at an older version than its own.

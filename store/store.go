@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -44,7 +43,10 @@ type Store struct {
 
 	valueThreshold int64 // db's; changes with db, under mu
 
-	sinceRelease atomic.Int64 // bytes committed since the mapped pages were last released (resident.go)
+	size sizeCache // Size, measured at most once per sizeTTL
+	// logWritten: bytes committed since the value log's pages were last
+	// released (release.go), under mu.
+	logWritten int64
 }
 
 // Open opens (creating if needed) the store in dir for reading and
@@ -223,8 +225,12 @@ func (s *Store) Fingerprint() Fingerprint {
 	return s.fp
 }
 
-// Size is the store's size on disk in bytes (LSM tree plus value log).
-func (s *Store) Size() int64 {
+// Size is the store's size on disk in bytes (LSM tree plus value log), as
+// measured at most sizeTTL ago.
+func (s *Store) Size() int64 { return s.size.get(s.measureSize) }
+
+// measureSize adds up the blocks of the store's files.
+func (s *Store) measureSize() int64 {
 	var n int64
 	filepath.WalkDir(s.dir, func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {

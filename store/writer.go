@@ -34,6 +34,7 @@ func (s *Store) Write(fn func(*Writer) error) error {
 	if err := fn(w); err != nil {
 		return err
 	}
+	defer s.size.invalidate()
 	return w.commit(false)
 }
 

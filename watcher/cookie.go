@@ -182,6 +182,7 @@ func (w *Watcher) cookieSeen(ctx context.Context, name string) {
 	if !match || w.overflow.Load() {
 		return // not ours; or the pending re-walk will complete it
 	}
+	w.walkIgnoreChanges(ctx, time.Now(), true)
 	if err := w.flushAll(ctx); err != nil {
 		w.needWalk = "capture failed"
 	}

@@ -85,16 +85,29 @@
 //	loop:    overflow flag?       clear the queue; re-walk
 //	         cookie event:        flush every pending path now; complete the round
 //	                              (re-walking first if one is wanted or watches are missing)
-//	         .gitignore/.ckptignore event: Invalidate(its dir); want a re-walk
+//	         .gitignore/.ckptignore event: Invalidate(its dir); the root's: want a re-walk;
+//	                              another's: its directory waits for a subtree re-walk
 //	         Remove/Rename:       drop the watches of the subtree if it was a directory; mark path
 //	         Create of a dir:     watch it, then list it, recursively; mark its files and itself
 //	         other event:         mark path (ignored and internal paths never are)
-//	         idle:                wanted or periodic re-walk; flush the paths that are due
+//	         idle:                wanted or periodic re-walk; re-walk the subtrees
+//	                              that are due; flush the paths that are due
 //	re-walk: watch the root; note the cookie round in flight if its file exists;
 //	         Sink.Reconcile(Walker whose OnDir adds each directory's watch before
 //	         it is listed); drop watches of directories the walk did not see;
 //	         complete the noted round
 //	stop:    close fsnotify, drain, handle what is queued, flush everything
+//
+// A directory whose ignore file changed is re-walked alone (Walker.Start),
+// with a SubtreeSink: its rules govern only what lies below it, so what
+// they now ignore is dropped (entries and watches) and what they no longer
+// ignore is captured and watched, as a full re-walk would, and nothing else
+// is read. Like a marked path it waits Debounce after its last change (at
+// most MaxDelay), so a burst of writes re-walks it once; a cookie round
+// re-walks every waiting directory first, a directory under another one
+// goes with it, and a full re-walk covers them all. A directory that
+// appears has its cached rules dropped: they may be those of a directory
+// renamed away from its path.
 //
 // A marked path is flushed Debounce after its last event or MaxDelay after
 // its first, whichever is first, in sorted batches. Watched directories are

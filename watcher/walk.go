@@ -28,6 +28,11 @@ type Walker struct {
 	// read (permission denied, vanished while listed). Such errors never end
 	// the walk; an unreadable root does.
 	OnError func(rel string, err error)
+	// Start, if set, is the directory (workspace-relative, '/') to walk
+	// instead of the whole workspace: only what lies under it is listed,
+	// with the ignore rules of its ancestors in force. If Start is ignored,
+	// or is not a directory, nothing is visited.
+	Start string
 	// VisitUnreadable, if set, also passes each directory or file that
 	// could not be read (but exists) to visit, with an info for which
 	// UnreadableError returns the error: what lies there is unknown, not
@@ -112,7 +117,17 @@ func (w *Walker) run(ctx context.Context, visit func(string, fs.FileInfo) error)
 		r.info = r.ig.refreshInfo()
 	}
 	r.cond.L = &r.mu
-	r.queue = append(r.queue, walkDir{})
+	start := walkDir{rel: w.Start}
+	if w.Start != "" {
+		fi, err := os.Lstat(r.abs(w.Start))
+		if err != nil || !fi.IsDir() || (r.ig != nil && r.ig.Ignored(w.Start, true)) {
+			return nil
+		}
+		if r.ig != nil {
+			start.chain = r.ig.chainAbove(w.Start)
+		}
+	}
+	r.queue = append(r.queue, start)
 	r.pending = 1
 	var wg sync.WaitGroup
 	for range r.workers {

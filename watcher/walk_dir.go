@@ -139,3 +139,18 @@ func (r *walkRun) visitAll(files []walkFile) {
 		}
 	}
 }
+
+// chainAbove is the chain of rule lists in force below dir's parent (what
+// a walk from the root would hand to dir): the lists of dir's ancestors,
+// deepest first, only non-empty ones.
+func (ig *Ignorer) chainAbove(dir string) []*ruleList {
+	var chain []*ruleList
+	for a := ignParent(dir); ; a = ignParent(a) {
+		if l := ig.dirRules(a); len(l.pats) > 0 {
+			chain = append(chain, l)
+		}
+		if a == "" {
+			return chain
+		}
+	}
+}

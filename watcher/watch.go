@@ -68,13 +68,16 @@ var errClosed = errors.New("watcher: not running")
 
 // Stats is a snapshot of the watcher's health, for ckpt status.
 type Stats struct {
-	WatchedDirs int       // directories with an inotify watch
-	QueueDepth  int       // events queued plus paths waiting for their settle delay
-	Overflows   int64     // kernel or in-process queue overflows (each one caused a re-walk)
-	Rewalks     int64     // full re-walks: initial, overflow, watcher error, ignore-rule change, periodic
-	LastError   string    // the last error (watch limit, sink failure, watcher error); "" = none
-	LastErrorAt time.Time // when LastError happened
-	Events      int64     // fsnotify events received
+	WatchedDirs int   // directories with an inotify watch
+	QueueDepth  int   // events queued plus paths waiting for their settle delay
+	Overflows   int64 // kernel or in-process queue overflows (each one caused a re-walk)
+	Rewalks     int64 // full re-walks: initial, overflow, watcher error, a root ignore-rule change, periodic
+	// SubtreeWalks counts re-walks of one directory whose .gitignore or
+	// .ckptignore changed.
+	SubtreeWalks int64
+	LastError    string    // the last error (watch limit, sink failure, watcher error); "" = none
+	LastErrorAt  time.Time // when LastError happened
+	Events       int64     // fsnotify events received
 	// Degraded, when some directory has no watch, names them and says
 	// why; nil when every directory is watched.
 	Degraded *Degraded
@@ -121,6 +124,9 @@ type Watcher struct {
 	// or since): when one changes, a re-walk finds what it holds.
 	unreadable map[string]bool
 	unwatched  unwatchedSet // directories without a watch (degraded.go)
+	// ignoreDirty: directories whose ignore rules changed, waiting for
+	// their subtree to be re-walked (watch_ignore.go).
+	ignoreDirty map[string]*ignoreBurst
 
 	// Cookie rounds (cookie.go), under cmu.
 	cmu      sync.Mutex
@@ -130,14 +136,15 @@ type Watcher struct {
 	finished bool // Run returned: no round can complete any more
 
 	// Stats.
-	watched   atomic.Int64
-	pendingN  atomic.Int64
-	overflows atomic.Int64
-	rewalks   atomic.Int64
-	events    atomic.Int64
-	smu       sync.Mutex
-	lastErr   string
-	lastErrAt time.Time
+	watched      atomic.Int64
+	pendingN     atomic.Int64
+	overflows    atomic.Int64
+	rewalks      atomic.Int64
+	subtreeWalks atomic.Int64
+	events       atomic.Int64
+	smu          sync.Mutex
+	lastErr      string
+	lastErrAt    time.Time
 	// degradedInfo is the unwatched directories as Stats reports them;
 	// nil when every directory is watched.
 	degradedInfo *Degraded
@@ -195,14 +202,15 @@ func (w *Watcher) Stats() Stats {
 	w.smu.Lock()
 	defer w.smu.Unlock()
 	return Stats{
-		WatchedDirs: int(w.watched.Load()),
-		QueueDepth:  w.q.len() + int(w.pendingN.Load()),
-		Overflows:   w.overflows.Load(),
-		Rewalks:     w.rewalks.Load(),
-		LastError:   w.lastErr,
-		LastErrorAt: w.lastErrAt,
-		Events:      w.events.Load(),
-		Degraded:    w.degradedInfo,
+		WatchedDirs:  int(w.watched.Load()),
+		QueueDepth:   w.q.len() + int(w.pendingN.Load()),
+		Overflows:    w.overflows.Load(),
+		Rewalks:      w.rewalks.Load(),
+		SubtreeWalks: w.subtreeWalks.Load(),
+		LastError:    w.lastErr,
+		LastErrorAt:  w.lastErrAt,
+		Events:       w.events.Load(),
+		Degraded:     w.degradedInfo,
 	}
 }
 

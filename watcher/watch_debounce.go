@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"container/list"
+	"strings"
 	"time"
 )
 
@@ -103,4 +104,14 @@ func (s *pendingSet) remove(p *pendingPath) string {
 	s.byFirst.Remove(p.inFst)
 	delete(s.paths, p.rel)
 	return p.rel
+}
+
+// dropUnder forgets the pending paths at or under dir (a re-walk of dir
+// covers them).
+func (s *pendingSet) dropUnder(dir string) {
+	for rel, p := range s.paths {
+		if rel == dir || strings.HasPrefix(rel, dir+"/") {
+			s.remove(p)
+		}
+	}
 }

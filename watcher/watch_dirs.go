@@ -170,12 +170,9 @@ func (w *Watcher) scanDir(rel string) {
 			}
 			continue
 		}
-		for _, e := range entries {
-			if IsIgnoreFile(e.Name()) {
-				w.ig.Invalidate(dir) // rules that arrived with the directory
-				break
-			}
-		}
+		// The rules that arrived with the directory, or none: those cached
+		// for its path may be those of a directory renamed away from it.
+		w.ig.Invalidate(dir)
 		for _, e := range entries {
 			name := e.Name()
 			if IsInternal(name) {

@@ -51,6 +51,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			w.rewalk(ctx, w.needWalk, slog.LevelInfo) // routine
 			continue
 		}
+		w.walkIgnoreChanges(ctx, now, false)
 		w.flushDue(ctx)
 		timer.Reset(max(w.nextWake(now), 0))
 		select {
@@ -70,6 +71,9 @@ func (w *Watcher) nextWake(now time.Time) time.Duration {
 	}
 	if w.needWalk != "" {
 		wake = min(wake, w.retryAt.Sub(now))
+	}
+	if t, ok := w.ignoreDue(); ok {
+		wake = min(wake, t.Sub(now))
 	}
 	if iv := w.rescanInterval(); iv > 0 {
 		wake = min(wake, w.lastWalk.Add(iv).Sub(now))
@@ -148,8 +152,7 @@ func (w *Watcher) handle(ctx context.Context, ev fsnotify.Event) {
 	if IsIgnoreFile(base) {
 		// Whatever happened to it, the rules below its directory may have
 		// changed: paths to drop, paths to capture, watches to add or remove.
-		w.ig.Invalidate(parentDir(rel))
-		w.needWalk = "ignore rules changed in " + rel
+		w.ignoreChanged(rel)
 	}
 	_, wasDir := w.dirs[rel]
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {

@@ -31,6 +31,7 @@ func (w *Watcher) rewalk(ctx context.Context, why string, level slog.Level) erro
 	w.rewalks.Add(1)
 	w.needWalk = ""
 	w.pending.reset() // the walk covers every path that was waiting
+	w.ignoreDirty = nil
 	w.pendingN.Store(0)
 	w.lastWalk = time.Now()
 	w.gen++

@@ -89,6 +89,7 @@ func runWatch(ctx context.Context, flags *pflag.FlagSet, dirs []string, autostar
 		return err
 	}
 	defer release()
+	servePprof(log)
 	return daemon.New(ctx, daemon.Options{
 		Base: base,
 		Load: func(root string) (*config.Config, error) {

@@ -150,5 +150,11 @@ func (wd *Watched) firstImport(ctx context.Context, walk snapshot.WalkFunc) erro
 	return nil
 }
 
+// ReconcileUnder re-walks one directory whose ignore rules changed; it
+// never covers the workspace's configuration file, which is in the root.
+func (s reloadingSink) ReconcileUnder(ctx context.Context, dir string, walk func(ctx context.Context, visit func(rel string, info fs.FileInfo) error) error) error {
+	return s.wd.Workspace.ReconcileUnder(ctx, dir, walk)
+}
+
 // durationOf reads an atomic duration.
 func durationOf(v *atomic.Int64) time.Duration { return time.Duration(v.Load()) }
