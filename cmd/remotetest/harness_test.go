@@ -91,7 +91,8 @@ func newMachine(t *testing.T, url string, extra ...string) *machine {
 		}
 		m.env = append(m.env, kv)
 	}
-	m.env = append(m.env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "CKPT_STATE_DIR="+m.state)
+	// Commands stay embedded unless the test starts a daemon itself.
+	m.env = append(m.env, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "CKPT_STATE_DIR="+m.state, "CKPT_AUTOSTART=0")
 	m.env = append(m.env, weed.Env()...)
 	if url != "" {
 		m.env = append(m.env, "CKPT_REMOTE="+url)

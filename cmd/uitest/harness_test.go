@@ -107,7 +107,7 @@ func startDaemon(t testing.TB, files map[string]string) *daemon {
 		t.Fatal(err)
 	}
 	d.base, d.token = "http://"+u.Host, u.Query().Get("token")
-	d.ckpt("status") // the workspace is served once this answers through the daemon
+	d.ckpt("log") // the workspace is served, its first import done, once this answers through the daemon
 	return d
 }
 
