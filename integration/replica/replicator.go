@@ -66,8 +66,8 @@ func (rp *Replicator) Run(ctx context.Context) {
 	if old := ReadStatus(rp.cfg.StateDir, root); old != nil {
 		st.LastSuccess = old.LastSuccess
 	}
-	// Status says how far behind replication is from the start, and after
-	// every segment stored.
+	// Status says how far behind replication is from the start, at every
+	// attempt, and after every segment stored.
 	report := func() {
 		if err := progress(rp.ws.Store(), p.Remote, p.Name, &st); err != nil {
 			rp.logger.Warn(root+": replication status", "err", err)
@@ -99,6 +99,9 @@ func (rp *Replicator) Run(ctx context.Context) {
 		}
 		pushed = time.Now()
 		st.LastAttempt = time.Now().UTC()
+		// What this push is about to upload counts as behind until it is
+		// stored: the report at start may predate it (a first import).
+		report()
 		_, err := p.Push(ctx)
 		if ctx.Err() != nil {
 			return
