@@ -70,32 +70,7 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 
 	readUnread := unreadableSet{}
 	werr := ws.st.Write(func(w *store.Writer) error {
-		// A first import journals in bounded batches: each in the order
-		// its files were written, and nothing held per file beyond one.
-		var batch journalBatch
-		done := 0
-		for o, ok := results.recv(); ok; o, ok = results.recv() {
-			if err := ws.stage(w, &batch, candidate{path: o.path}, o, readUnread); err != nil {
-				return err
-			}
-			if len(batch.written)+len(batch.vanished) >= importBatch {
-				if err := batch.record(w, nil, store.Attr{}); err != nil {
-					return err
-				}
-				batch = journalBatch{written: batch.written[:0], vanished: batch.vanished[:0]}
-			}
-			done++
-			if ws.opts.Progress != nil && done%500 == 0 {
-				ws.opts.Progress(done, int(walked.Load()))
-			}
-		}
-		if ws.opts.Progress != nil && done > 1000 {
-			ws.opts.Progress(done, done)
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		return batch.record(w, nil, store.Attr{})
+		return ws.journalImport(ctx, w, results, &walked, readUnread)
 	})
 	if werr != nil {
 		cancel()
@@ -115,6 +90,36 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 	ws.links = links
 	ws.unreadable = walkUnread
 	return nil
+}
+
+// journalImport stores and journals what the readers send, in bounded
+// batches: each in the order its files were written, nothing held per
+// file beyond one batch.
+func (ws *Workspace) journalImport(ctx context.Context, w *store.Writer, results *pipe, walked *atomic.Int64, unread unreadableSet) error {
+	var batch journalBatch
+	done := 0
+	for o, ok := results.recv(); ok; o, ok = results.recv() {
+		if err := ws.stage(w, &batch, candidate{path: o.path}, o, unread); err != nil {
+			return err
+		}
+		if len(batch.written)+len(batch.vanished) >= importBatch {
+			if err := batch.record(w, nil, store.Attr{}); err != nil {
+				return err
+			}
+			batch = journalBatch{written: batch.written[:0], vanished: batch.vanished[:0]}
+		}
+		done++
+		if ws.opts.Progress != nil && done%500 == 0 {
+			ws.opts.Progress(done, int(walked.Load()))
+		}
+	}
+	if ws.opts.Progress != nil && done > 1000 {
+		ws.opts.Progress(done, done)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return batch.record(w, nil, store.Attr{})
 }
 
 // importBatch is how many files a first import journals at a time.
