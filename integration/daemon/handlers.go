@@ -124,7 +124,7 @@ func (s *Server) engineHandler(rt engineRoute) http.HandlerFunc {
 		}
 		defer release()
 		if r.URL.Path == "/v1/status" {
-			if st, ok := s.importingStatus(sp); ok {
+			if st, ok := s.importingStatus(r.Context(), sp); ok {
 				writeJSON(w, http.StatusOK, st)
 				return
 			}

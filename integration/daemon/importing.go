@@ -88,8 +88,15 @@ func (s *importState) counting(walk snapshot.WalkFunc) snapshot.WalkFunc {
 
 // importingStatus is the answer to GET /v1/status while the workspace's
 // first import runs; ok is false when none runs.
-func (s *Server) importingStatus(sp *space) (api.Status, bool) {
-	if sp.served.Importing == nil {
+func (s *Server) importingStatus(ctx context.Context, sp *space) (api.Status, bool) {
+	if sp.served.Importing == nil || sp.served.Importing() == nil {
+		return api.Status{}, false
+	}
+	// A small workspace is imported in moments: its status is then the
+	// real one, not a progress report of an import about to end.
+	wctx, cancel := context.WithTimeout(ctx, statusImportGrace)
+	defer cancel()
+	if waitForImport(wctx, sp) == nil {
 		return api.Status{}, false
 	}
 	p := sp.served.Importing()
@@ -101,6 +108,10 @@ func (s *Server) importingStatus(sp *space) (api.Status, bool) {
 		Changes: []api.Change{}, Unreadable: []api.UnreadablePath{},
 	}, true
 }
+
+// statusImportGrace is how long a status waits for a first import to end
+// before it answers with the import's progress.
+const statusImportGrace = 250 * time.Millisecond
 
 // degradedOf converts the watcher's unwatched directories for the wire.
 func degradedOf(d *watcher.Degraded) *api.Degraded {
