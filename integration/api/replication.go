@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"os"
+	"time"
+)
 
 // Replication says how far a workspace's history is replicated to its
 // remote (ckpt status, ckpt log, ckpt push).
@@ -60,4 +64,18 @@ type RemoteList struct {
 type RemoteWorkspace struct {
 	Name        string       `json:"name"`
 	Checkpoints []Checkpoint `json:"checkpoints"`
+}
+
+// ReadReplicationFile is the replication status the daemon's replicator
+// last wrote at path, or nil if there is none (or it cannot be read).
+func ReadReplicationFile(path string) *Replication {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var s Replication
+	if json.Unmarshal(b, &s) != nil {
+		return nil
+	}
+	return &s
 }

@@ -77,15 +77,7 @@ func statusFile(stateDir, root string) string {
 // ReadStatus is the replication status last written for the workspace, or
 // nil if there is none.
 func ReadStatus(stateDir, root string) *api.Replication {
-	b, err := os.ReadFile(statusFile(stateDir, root))
-	if err != nil {
-		return nil
-	}
-	var s api.Replication
-	if json.Unmarshal(b, &s) != nil {
-		return nil
-	}
-	return &s
+	return api.ReadReplicationFile(statusFile(stateDir, root))
 }
 
 func writeStatus(stateDir, root string, s api.Replication) error {

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -206,15 +204,7 @@ func viaDaemon(b backend) bool {
 // readReplication is the replication status the daemon last wrote for the
 // workspace, or nil if there is none.
 func readReplication(stateDir, root string) *api.Replication {
-	data, err := os.ReadFile(statedir.ReplicationFile(stateDir, root))
-	if err != nil {
-		return nil
-	}
-	var s api.Replication
-	if json.Unmarshal(data, &s) != nil {
-		return nil
-	}
-	return &s
+	return api.ReadReplicationFile(statedir.ReplicationFile(stateDir, root))
 }
 
 // writeReplication is the replication line of status, log and push.
