@@ -49,6 +49,9 @@ func waitStatus(t *testing.T, m *machine, root string, within time.Duration, wha
 	deadline := time.Now().Add(within)
 	var s statusJSON
 	for time.Now().Before(deadline) {
+		// Fresh each time: fields the JSON omits (last_error once
+		// replication resumes) must not keep an earlier answer's value.
+		s = statusJSON{}
 		m.json(root, &s, "status")
 		if ok(s) {
 			return s
@@ -255,6 +258,12 @@ func TestReplicationWaitsOutFullBucket(t *testing.T) {
 	}
 	checkpointNow(t, a, root, "still over")
 	quota(t, bucket, 100, "writable")
+	// The S3 gateway learns that the bucket is writable again a moment
+	// after the filer does: the daemon's retries (a minute apart at most)
+	// may fail meanwhile, and a push fails on a failed attempt.
+	waitStatus(t, a, root, 3*time.Minute, "replication resumed", func(s statusJSON) bool {
+		return s.Replication != nil && s.Replication.LastError == "" && s.Replication.PendingCheckpoints == 0
+	})
 	caughtUp(t, a, root, url, "proj")
 }
 
