@@ -188,8 +188,12 @@ func closeWindow(tx *snapshot.Tx, tw store.ToolWindow, req api.ToolRequest) (sto
 	return tw, tx.PutToolWindow(tw)
 }
 
+// isOpen: a run start opened the run (session, run) and no run end has
+// closed it; tool windows alone do not make a run open.
 func isOpen(a store.Active, session, run string) bool {
-	return slices.ContainsFunc(a.Runs, func(r store.ActiveRun) bool { return r.Session == session && r.Run == run })
+	return slices.ContainsFunc(a.Runs, func(r store.ActiveRun) bool {
+		return r.Session == session && r.Run == run && !r.WindowsOnly
+	})
 }
 
 func openCalls(a store.Active, session, run string) []string {

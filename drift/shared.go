@@ -113,10 +113,15 @@ func SharedWith(a store.Attr) []api.Party {
 	return out
 }
 
-// withRun is a with run (session, run) as its newest open run.
+// withRun is a with run (session, run) as its newest open run, keeping
+// the calls its tool windows opened before it was started.
 func withRun(a store.Active, session, run string) store.Active {
+	r := store.ActiveRun{Session: session, Run: run}
+	if i := slices.IndexFunc(a.Runs, func(r store.ActiveRun) bool { return r.Session == session && r.Run == run }); i >= 0 {
+		r.Calls = a.Runs[i].Calls
+	}
 	a = withoutRun(a, session, run)
-	a.Runs = append(a.Runs, store.ActiveRun{Session: session, Run: run})
+	a.Runs = append(a.Runs, r)
 	return a
 }
 
@@ -130,7 +135,7 @@ func withoutRun(a store.Active, session, run string) store.Active {
 // newest: changes captured from now on are attributed to the call first.
 func withCall(a store.Active, req api.ToolRequest) store.Active {
 	i := slices.IndexFunc(a.Runs, func(r store.ActiveRun) bool { return r.Session == req.Session && r.Run == req.Run })
-	r := store.ActiveRun{Session: req.Session, Run: req.Run}
+	r := store.ActiveRun{Session: req.Session, Run: req.Run, WindowsOnly: true}
 	if i >= 0 {
 		r = a.Runs[i]
 		a.Runs = slices.Delete(a.Runs, i, i+1)
@@ -140,7 +145,9 @@ func withCall(a store.Active, req api.ToolRequest) store.Active {
 	return a
 }
 
-// withoutCall is a with the call closed.
+// withoutCall is a with the call closed, and its run too if no run start
+// opened it and this was its last open call: what is captured after it is
+// no run's.
 func withoutCall(a store.Active, req api.ToolRequest) store.Active {
 	for i, r := range a.Runs {
 		if r.Session == req.Session && r.Run == req.Run {
@@ -148,5 +155,6 @@ func withoutCall(a store.Active, req api.ToolRequest) store.Active {
 			a.Runs[i] = r
 		}
 	}
+	a.Runs = slices.DeleteFunc(a.Runs, func(r store.ActiveRun) bool { return r.WindowsOnly && len(r.Calls) == 0 })
 	return a
 }

@@ -93,6 +93,9 @@ type ActiveRun struct {
 	Session string   `json:"session_id"`
 	Run     string   `json:"run_id"`
 	Calls   []string `json:"calls,omitempty"`
+	// WindowsOnly: no run start opened the run, only its tool windows;
+	// it is open while they are and closes with the last of them.
+	WindowsOnly bool `json:"windows_only,omitempty"`
 }
 
 // Intent is a restore being applied: persisted (in the same commit as its

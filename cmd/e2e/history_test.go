@@ -153,3 +153,42 @@ func TestHistoryBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestWindowOfUnstartedRun: `ckpt exec` for a run that was never started
+// attributes what its command wrote to the call, and leaves no run
+// active behind it: the person's later edit is the person's, not the run's.
+func TestWindowOfUnstartedRun(t *testing.T) {
+	bothModes(t, func(t *testing.T, m mode) {
+		ws := newWorkspace(t, m)
+		ws.write("f.txt", "v0\n")
+		ws.start()
+		ws.ckptOK("exec", "--session", "s", "--run", "never", "--call", "t1", "--", "sh", "-c", "printf 'v1 by t1\\n' > f.txt")
+		ws.write("f.txt", "v2 by the person\n")
+		var h historyJSON
+		ws.ckptJSON(&h, "history", "f.txt")
+		var got []string
+		for _, v := range h.Versions {
+			got = append(got, v.Kind+" "+v.By+":"+v.SessionID+"/"+v.RunID+"/"+v.ToolCallID)
+		}
+		want := []string{"modified person://", "modified tool:s/never/t1", "added person://"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("history f.txt:\n  got  %s\n  want %s", fmtList(got), fmtList(want))
+		}
+
+		// A run started while its window is open stays open after it.
+		ws.ckptOK("tool", "start", "--session", "s", "--run", "later", "--call", "t2")
+		ws.ckptOK("run", "start", "--session", "s", "--run", "later")
+		ws.write("g.txt", "by t2\n")
+		ws.ckptOK("tool", "end", "--session", "s", "--run", "later", "--call", "t2")
+		ws.write("g.txt", "by the run\n")
+		ws.ckptJSON(&h, "history", "g.txt")
+		got = got[:0]
+		for _, v := range h.Versions {
+			got = append(got, v.By+":"+v.RunID+"/"+v.ToolCallID)
+		}
+		want = []string{"run:later/", "tool:later/t2"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("history g.txt:\n  got  %s\n  want %s", fmtList(got), fmtList(want))
+		}
+	})
+}
