@@ -30,8 +30,9 @@ func (e *Engine) Review(ctx context.Context, req api.ReviewRequest) (api.Review,
 	if err != nil {
 		return api.Review{}, err
 	}
-	if !slices.ContainsFunc(d.Files, func(c api.Change) bool { return c.Path == ps[0] }) {
-		return api.Review{}, invalid("run %s/%s did not change %s", req.Session, req.Run, ps[0])
+	quoted := api.QuotePath(ps[0]) // the run's changes name their paths quoted
+	if !slices.ContainsFunc(d.Files, func(c api.Change) bool { return c.Path == quoted }) {
+		return api.Review{}, invalid("run %s/%s did not change %s", req.Session, req.Run, quoted)
 	}
 	rv := store.Review{Session: req.Session, Run: req.Run, Path: ps[0], Mark: req.Mark, At: time.Now().UTC()}
 	e.mu.Lock()
@@ -40,7 +41,7 @@ func (e *Engine) Review(ctx context.Context, req api.ReviewRequest) (api.Review,
 		return api.Review{}, err
 	}
 	e.ws.NoteReview(rv) // open panels show it at once
-	return api.Review{Path: rv.Path, Mark: rv.Mark, At: rv.At}, nil
+	return reviewOf(rv), nil
 }
 
 // api.Reviews lists the review marks of a run, by path.
@@ -51,11 +52,18 @@ func (e *Engine) Reviews(ctx context.Context, session, run string) (api.Reviews,
 	out := api.Reviews{SessionID: session, RunID: run, Reviews: []api.Review{}}
 	err := e.ws.Store().View(func(r *store.Reader) error {
 		return r.Reviews(session, run, func(rv store.Review) error {
-			out.Reviews = append(out.Reviews, api.Review{Path: rv.Path, Mark: rv.Mark, At: rv.At})
+			out.Reviews = append(out.Reviews, reviewOf(rv))
 			return nil
 		})
 	})
 	return out, err
+}
+
+// reviewOf is a stored review mark as the API shows it: its path quoted,
+// as every path ckpt prints (and as the run's changes and the review
+// events name it).
+func reviewOf(rv store.Review) api.Review {
+	return api.Review{Path: api.QuotePath(rv.Path), Mark: rv.Mark, At: rv.At}
 }
 
 // api.Runs lists every recorded run, newest first, with its tool calls.

@@ -26,7 +26,7 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		return api.Status{}, err
 	}
 	fp := e.ws.Fingerprint()
-	by := authors{}
+	by := authorsOf(e.ws.Head(), cur.Seq)
 	fcs, err := e.ws.Drift(cur, nil, by.note)
 	if err != nil {
 		return api.Status{}, err

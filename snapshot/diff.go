@@ -51,7 +51,7 @@ func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) boo
 	}
 	var out []FileChange
 	err := ws.st.View(func(r *store.Reader) error {
-		t := newTouched()
+		t := newTouched(to - from)
 		if err := t.collect(r, from, to, f, keep); err != nil {
 			return err
 		}
@@ -66,33 +66,52 @@ func (ws *Workspace) Diff(from, to uint64, f Filter, keep func(store.Change) boo
 // first seen.
 type touched struct {
 	byPath map[string]*touchedPath
-	order  []string // paths with a counted entry
+	order  []*touchedPath // the records with a counted entry
+	slab   []touchedPath  // records not handed out yet (see get)
 }
 
 // touchedPath is what the stretch says about one path.
 type touchedPath struct {
-	fc      FileChange // First is its first counted entry
-	counted bool       // an entry that keep counts touched it
-	// last is the path's state after the newest entry collect read for
-	// it: its state at the end of the stretch, with no seek (lastOK).
-	last   store.State
-	lastOK bool
+	// fc.First is its first counted entry; fc.To, when lastOK, is the
+	// path's state after the newest entry collect read for it: its state
+	// at the end of the stretch, with no seek.
+	fc      FileChange
+	counted bool // an entry that keep counts touched it
+	lastOK  bool
 	// born: its first entry in the stretch added it, and nothing else
 	// noted it before, so it did not exist at the stretch's start.
 	born bool
 }
 
-func newTouched() *touched { return &touched{byPath: map[string]*touchedPath{}} }
+// newTouched makes the record of a stretch of span journal entries: its
+// map is made for as many paths (up to maxTouchedHint), so that a stretch
+// of tens of thousands of new paths does not grow it step by step.
+func newTouched(span uint64) *touched {
+	return &touched{byPath: make(map[string]*touchedPath, min(span, maxTouchedHint))}
+}
+
+// maxTouchedHint bounds the paths newTouched makes room for at once: a
+// long stretch may rewrite few paths many times.
+const maxTouchedHint = 1 << 17
 
 // get returns the record of path p, making it if needed.
 func (t *touched) get(p string) (tp *touchedPath, isNew bool) {
 	if tp = t.byPath[p]; tp != nil {
 		return tp, false
 	}
-	tp = &touchedPath{fc: FileChange{Path: p}}
+	// Records are made touchedSlab at a time: a stretch of tens of
+	// thousands of paths is a few hundred allocations, not one per path.
+	if len(t.slab) == 0 {
+		t.slab = make([]touchedPath, touchedSlab)
+	}
+	tp, t.slab = &t.slab[0], t.slab[1:]
+	tp.fc.Path = p
 	t.byPath[p] = tp
 	return tp, true
 }
+
+// touchedSlab is how many path records get makes at once.
+const touchedSlab = 256
 
 // add notes one counted journal entry.
 func (t *touched) add(c store.Change) { t.count(t.byPath[c.Path], c) }
@@ -103,7 +122,7 @@ func (t *touched) count(tp *touchedPath, c store.Change) {
 	}
 	if !tp.counted {
 		tp.counted, tp.fc.First = true, c
-		t.order = append(t.order, c.Path)
+		t.order = append(t.order, tp)
 	}
 }
 
@@ -119,7 +138,7 @@ func (t *touched) collect(r *store.Reader, from, to uint64, f Filter, keep func(
 		if isNew && c.Kind == store.Added {
 			tp.born = true
 		}
-		tp.last, tp.lastOK = c.State, true
+		tp.fc.To, tp.lastOK = c.State, true
 		if keep == nil || keep(c) {
 			t.count(tp, c)
 		}
@@ -139,14 +158,23 @@ var resolveBySeek = false
 // A path's state at to is the one its newest entry recorded, and a path
 // born in the stretch did not exist at from: only the others are looked up.
 func (t *touched) resolve(r *store.Reader, from, to uint64) ([]FileChange, error) {
-	// Sorting the paths first, not the changes after, moves strings
-	// instead of FileChanges (hundreds of bytes each).
-	slices.Sort(t.order)
+	// Sorting the records first, not the changes after, moves a path and
+	// a pointer instead of a FileChange (hundreds of bytes), and compares
+	// paths without following the pointer.
+	type byPath struct {
+		path string
+		tp   *touchedPath
+	}
+	sorted := make([]byPath, len(t.order))
+	for i, tp := range t.order {
+		sorted[i] = byPath{tp.fc.Path, tp}
+	}
+	slices.SortFunc(sorted, func(a, b byPath) int { return strings.Compare(a.path, b.path) })
 	out := make([]FileChange, 0, len(t.order))
 	sk := r.NewSeeker()
 	defer sk.Close()
-	for _, p := range t.order {
-		tp := t.byPath[p]
+	for _, e := range sorted {
+		p, tp := e.path, e.tp
 		fc := &tp.fc
 		var err error
 		if tp.born && !resolveBySeek {
@@ -154,10 +182,10 @@ func (t *touched) resolve(r *store.Reader, from, to uint64) ([]FileChange, error
 		} else if fc.From, err = sk.StateAt(p, from); err != nil {
 			return nil, err
 		}
-		if tp.lastOK && !resolveBySeek {
-			fc.To = tp.last
-		} else if fc.To, err = sk.StateAt(p, to); err != nil {
-			return nil, err
+		if !tp.lastOK || resolveBySeek {
+			if fc.To, err = sk.StateAt(p, to); err != nil {
+				return nil, err
+			}
 		}
 		if fc.From.SameContent(fc.To) {
 			continue

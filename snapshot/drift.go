@@ -31,10 +31,13 @@ func (ws *Workspace) driftAt(head uint64, cp store.Checkpoint, f Filter, keep fu
 		if err != nil {
 			return err
 		}
-		t := newTouched()
 		from := cp.Seq
-		if s.CurrentCheckpointID == cp.ID && s.SettledSeq > cp.Seq && s.SettledSeq <= head {
+		settled := s.CurrentCheckpointID == cp.ID && s.SettledSeq > cp.Seq && s.SettledSeq <= head
+		if settled {
 			from = s.SettledSeq
+		}
+		t := newTouched(head - min(from, head) + uint64(len(s.Unsettled)))
+		if settled {
 			if err := t.unsettled(r, s.Unsettled, from, f, keep); err != nil {
 				return err
 			}

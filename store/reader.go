@@ -96,7 +96,11 @@ func (s *Seeker) Close() { s.it.Close() }
 func (r *Reader) Changes(from, to uint64, fn func(Change) error) error {
 	opts := badger.DefaultIteratorOptions
 	opts.Prefix = []byte{prefixJournal}
-	opts.PrefetchSize = 256
+	// No prefetching: Badger fetches each prefetched value in a goroutine
+	// of its own, which costs more than the entry (a few hundred bytes,
+	// nearly always in the LSM tree) is worth: a drift of tens of
+	// thousands of entries started as many goroutines.
+	opts.PrefetchValues = false
 	it := r.txn.NewIterator(opts)
 	defer it.Close()
 	for it.Seek(journalKey(from + 1)); it.Valid(); it.Next() {

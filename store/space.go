@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -225,10 +226,16 @@ func (s *Store) fullError(need int64) error {
 // back first. If even that leaves too little room, the logs are synced
 // and the database is left unclosed, as a crash would leave it: the next
 // open replays the logs (trimLogs makes that safe), and nothing synced is
-// lost. Called with s.gate held.
+// lost. A database whose directory was removed while it was open is
+// left unclosed too: Badger would retry writing its memtable into the
+// missing directory for ever, and there is nothing left to save. Called
+// with s.gate held.
 func (s *Store) closeDB() error {
 	if s.readOnly {
 		return s.db.Close()
+	}
+	if _, err := os.Stat(s.dbDir()); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store %s: its directory was removed while the store was open: nothing could be saved", s.dir)
 	}
 	need := flushNeed(s.dbDir())
 	if s.db.Opts().CompactL0OnClose {

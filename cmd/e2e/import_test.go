@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,13 +27,6 @@ import (
 // then restored over later edits, gives back exactly what the disk held.
 func TestStatusDuringFirstImport(t *testing.T) {
 	requireDaemon(t)
-	// Known intermittent failure: a status asked within the first moments
-	// of a first import is sometimes answered only once the import ends
-	// (the daemon's route then finds no import running and waits for the
-	// first walk). Until that is mended this test runs on request.
-	if os.Getenv("CKPT_TEST_IMPORT_STATUS") == "" {
-		t.Skip("known intermittent: status early in a first import can wait for it to end; set CKPT_TEST_IMPORT_STATUS=1 to run")
-	}
 	ws := newWorkspace(t, daemon)
 	const dirs, perDir = 20, 40
 	for d := range dirs {
@@ -63,19 +60,38 @@ func TestStatusDuringFirstImport(t *testing.T) {
 		}
 	})
 
-	// The first answer comes while the import runs. No ckpt before the
-	// socket answers: it would import the workspace itself.
+	// The first answer comes while the import runs, even to a status asked
+	// the moment the socket exists (the daemon is then still opening the
+	// workspace). No ckpt before the socket answers: it would import the
+	// workspace itself.
 	deadline := time.Now().Add(10 * time.Second)
+	sock := filepath.Join(ws.state, "ckptd.sock")
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
 	for {
-		conn, err := net.Dial("unix", filepath.Join(ws.state, "ckptd.sock"))
+		resp, err := hc.Get("http://ckptd/v1/status?workspace=" + url.QueryEscape(ws.root))
+		if err == nil && resp.StatusCode == http.StatusNotFound {
+			// The socket is up before the daemon registers its workspaces.
+			resp.Body.Close()
+			err = fmt.Errorf("GET /v1/status: %s", resp.Status)
+		}
 		if err == nil {
-			conn.Close()
+			var first statusJSON
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || decodeOne(string(b), &first) != nil {
+				t.Fatalf("GET /v1/status as soon as the socket answers: %s: %s", resp.Status, b)
+			}
+			if first.Importing == nil {
+				t.Fatalf("GET /v1/status as soon as the socket answers was answered only after the import ended (no importing state): %s", b)
+			}
 			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("ckptd's socket does not answer within 10s: %v%s", err, logTail(log.Name()))
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
 	var st statusJSON
 	for {

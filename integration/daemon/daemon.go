@@ -164,6 +164,12 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 	if err := watcher.CheckInstanceLimit(1); err != nil {
 		d.log.Warn(err.Error())
 	}
+	return Served{Engine: wd.Engine, Stats: wd.Stats, Importing: wd.Importing, Start: func() { d.startWatching(root, wd, start) }}, nil
+}
+
+// startWatching runs the workspace's watcher (its first walk imports a
+// new workspace) until shutdown or forget, and logs when it watches.
+func (d *Daemon) startWatching(root string, wd *Watched, start time.Time) {
 	wctx, stop := context.WithCancel(d.watchCtx)
 	closed := make(chan struct{})
 	d.mu.Lock()
@@ -184,7 +190,6 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 		case <-wd.stopped:
 		}
 	}()
-	return Served{Engine: wd.Engine, Stats: wd.Stats, Importing: wd.Importing}, nil
 }
 
 // checkWatchLimit compares every watched directory with the inotify limit,

@@ -29,6 +29,12 @@ type Served struct {
 	// (nil otherwise): status answers with it at once, health says
 	// "importing".
 	Importing func() *api.ImportProgress
+	// Start, if set, starts watching the workspace (and so its first
+	// import). The server calls it once the workspace's events reach the
+	// server: attaching waits for the workspace's lock, which an import
+	// holds until it ends, so an import started before would hold the
+	// workspace unserved, status included, for all its length.
+	Start func()
 }
 
 // OpenFunc opens the workspace at root (absolute and clean) for the server:
@@ -167,6 +173,9 @@ func (s *Server) open(ctx context.Context, root string) (bool, error) {
 	}
 	if err == nil {
 		s.attach(sp, served)
+		if served.Start != nil {
+			served.Start()
+		}
 	}
 	sp.served, sp.err = served, err
 	if err != nil {
@@ -191,6 +200,9 @@ func (s *Server) Add(root string, served Served) error {
 		return fmt.Errorf("workspace %s is served already", root)
 	}
 	s.attach(sp, served)
+	if served.Start != nil {
+		served.Start()
+	}
 	close(sp.ready)
 	s.spaces[root] = sp
 	return nil
