@@ -90,29 +90,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON object on stdout")
 	pf.String("state-dir", "", "state directory (stores, logs)")
 	pf.String("socket", "", "the daemon's socket")
-	root.AddCommand(
-		newStatusCommand(g),
-		newCheckpointCommand(g),
-		newLogCommand(g),
-		newShowCommand(g),
-		newDiffCommand(g),
-		newRunCommand(g),
-		newToolCommand(g),
-		newExecCommand(g),
-		newRestoreCommand(g),
-		newUndoCommand(g),
-		newRevertCommand(g),
-		newHistoryCommand(g),
-		newHookCommand(g),
-		newIntegrateCommand(g),
-		newMCPCommand(g),
-		newVersionCommand(g),
-		newUICommand(g),
-		newReviewCommand(g),
-		newWorkspacesCommand(g),
-		newGCCommand(g),
-	)
-	addRemoteCommands(root, g)
+	addCommands(root, g, g.args)
 	decorate(root)
 	return root
 }
