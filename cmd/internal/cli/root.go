@@ -67,6 +67,10 @@ type globalOptions struct {
 	// answersWhileImporting: the command does not wait for the daemon's
 	// first import (status), so nothing is said about waiting.
 	answersWhileImporting bool
+	// statusFirst: the command's first call is a status, asked of the
+	// daemon without asking first whether it serves the workspace
+	// (statusfirst.go).
+	statusFirst bool
 }
 
 // workspaceConfigFile is the workspace's own configuration file
