@@ -38,9 +38,10 @@ var topCommands = []topCommand{
 	{[]string{"push", "clone", "remote"}, addRemoteCommands},
 }
 
-// addCommands adds to root the command that args run, and only it: most of
-// a start of ckpt would otherwise go to building every command with its
-// flags and help (a hook runs ckpt twice per tool call). When args name no
+// addCommands adds to root the command that args run, and only it:
+// building every command with its flags, help and cobra's completion
+// command is a measurable part of a start of ckpt (a hook runs ckpt twice
+// per tool call). When args name no
 // command of ckpt (none, help, completion, a typo that cobra answers with
 // suggestions), every command is added, and cobra's completion command.
 func addCommands(root *cobra.Command, g *globalOptions, args []string) {
