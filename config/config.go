@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 )
 
 // Config is ckpt's typed configuration. Paths are absolute.
@@ -131,29 +130,22 @@ func Load(opts Options) (*Config, error) {
 	}
 	layers = append(layers, envLayer(getenv), flagLayer(opts.Flags))
 
-	v := viper.New()
-	for _, k := range keys {
-		if k.def != nil {
-			v.SetDefault(k.name, k.def)
-		}
-	}
+	// A key is replaced as a whole by the next layer that sets it.
+	c := defaults(getenv, home)
+	socketSet := false
 	for _, l := range layers {
 		typed, err := l.decode(home)
 		if err != nil {
 			return nil, err
 		}
-		if err := v.MergeConfigMap(typed); err != nil {
-			return nil, &Error{Source: l.source(""), Err: err}
+		for _, k := range keys {
+			if val, ok := typed[k.name]; ok {
+				k.set(c, val)
+				socketSet = socketSet || k.name == "socket"
+			}
 		}
 	}
-
-	c := defaults(getenv, home)
-	for _, k := range keys {
-		if val := v.Get(k.name); val != nil {
-			k.set(c, val)
-		}
-	}
-	if !v.IsSet("socket") {
+	if !socketSet {
 		c.Socket = filepath.Join(c.StateDir, "ckptd.sock")
 	}
 	c.Files = read

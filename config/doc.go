@@ -1,6 +1,9 @@
 // Package config owns ckpt's settings: the keys, their defaults, where they
-// are read from and in which order. It is the only package that imports
-// viper; everything else receives a typed *Config from Load.
+// are read from and in which order. Everything else receives a typed
+// *Config from Load. ckpt and ckptd read the same files through the same
+// Load: the YAML is parsed with go.yaml.in/yaml/v3 and merged here, without
+// viper (whose package initialisation and parsing were a measurable part
+// of every start of ckpt).
 //
 // # Precedence
 //
@@ -36,7 +39,9 @@
 //
 // state_dir, socket, ignore, max_file_size, debounce, max_delay,
 // rescan_interval, sync_timeout, lock_timeout, queue_size, log_level,
-// retention, retention_size, ui_addr, autostart. Keys are case-insensitive (a viper property). Sizes take bytes
+// retention, retention_size, ui_addr, autostart. Keys are case-insensitive (a key written twice in different cases is an
+// error), and a nested map names dotted keys ("ignore: {a: 1}" is the
+// unknown key ignore.a). Sizes take bytes
 // or units (ParseSize), durations take Go durations or whole days such as
 // "30d" (ParseDuration).
 //

@@ -1,15 +1,11 @@
 package config
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 )
 
 // A layer is the raw values of one source (a file, the environment, the
@@ -45,40 +41,6 @@ func (l layer) decode(home string) (map[string]any, error) {
 		typed[name] = v
 	}
 	return typed, nil
-}
-
-// fileLayer reads one YAML file with its own viper instance. A missing file
-// is not an error: ok is false.
-func fileLayer(path string) (l layer, ok bool, err error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return layer{}, false, nil
-	}
-	if err != nil {
-		return layer{}, false, &Error{Source: path, Err: err}
-	}
-	if fi.IsDir() {
-		return layer{}, false, &Error{Source: path, Err: errors.New("is a directory, not a YAML file")}
-	}
-	v := viper.New()
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
-		var pe viper.ConfigParseError
-		if errors.As(err, &pe) {
-			err = fmt.Errorf("malformed YAML: %w", pe.Unwrap())
-		}
-		return layer{}, false, &Error{Source: path, Err: err}
-	}
-	raw := map[string]any{}
-	for _, k := range v.AllKeys() {
-		raw[k] = v.Get(k)
-	}
-	return layer{
-		source: func(string) string { return path },
-		base:   filepath.Dir(path),
-		raw:    raw,
-	}, true, nil
 }
 
 func envName(key string) string  { return "CKPT_" + strings.ToUpper(key) }

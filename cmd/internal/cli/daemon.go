@@ -30,6 +30,12 @@ var _ backend = (*client.WorkspaceClient)(nil)
 // hookWait when this hook started the daemon or asked it to add the
 // workspace (a small workspace is imported by then).
 func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backend, func() error, bool, error) {
+	if g.statusFirst {
+		if b, closer, ok := g.dialStatusFirst(base); ok {
+			return b, closer, true, nil
+		}
+		g.statusFirst = false
+	}
 	b, closer, h, ok, err := dialDaemon(ctx, base, g.root, g.waitForImport)
 	if err != nil {
 		return nil, nil, false, err

@@ -67,6 +67,10 @@ type globalOptions struct {
 	// answersWhileImporting: the command does not wait for the daemon's
 	// first import (status), so nothing is said about waiting.
 	answersWhileImporting bool
+	// statusFirst: the command's first call is a status, asked of the
+	// daemon without asking first whether it serves the workspace
+	// (statusfirst.go).
+	statusFirst bool
 }
 
 // workspaceConfigFile is the workspace's own configuration file
@@ -90,29 +94,7 @@ func newRootCommand(g *globalOptions) *cobra.Command {
 	pf.BoolVar(&g.json, "json", false, "print exactly one JSON object on stdout")
 	pf.String("state-dir", "", "state directory (stores, logs)")
 	pf.String("socket", "", "the daemon's socket")
-	root.AddCommand(
-		newStatusCommand(g),
-		newCheckpointCommand(g),
-		newLogCommand(g),
-		newShowCommand(g),
-		newDiffCommand(g),
-		newRunCommand(g),
-		newToolCommand(g),
-		newExecCommand(g),
-		newRestoreCommand(g),
-		newUndoCommand(g),
-		newRevertCommand(g),
-		newHistoryCommand(g),
-		newHookCommand(g),
-		newIntegrateCommand(g),
-		newMCPCommand(g),
-		newVersionCommand(g),
-		newUICommand(g),
-		newReviewCommand(g),
-		newWorkspacesCommand(g),
-		newGCCommand(g),
-	)
-	addRemoteCommands(root, g)
+	addCommands(root, g, g.args)
 	decorate(root)
 	return root
 }

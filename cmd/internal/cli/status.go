@@ -23,6 +23,7 @@ func newStatusCommand(g *globalOptions) *cobra.Command {
 			// invalid, with the settings it had: status shows why.
 			g.daemonMayKeepConfig = true
 			g.answersWhileImporting = true
+			g.statusFirst = !rescan && !runByEngine
 			return run(g, statusBody(g, &rescan))(cmd, args)
 		},
 	}
@@ -38,7 +39,7 @@ func statusBody(g *globalOptions, rescan *bool) func(ctx context.Context, b back
 				return err
 			}
 		}
-		s, err := b.Status(ctx)
+		s, b, err := g.status(ctx, b)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/ckptdev/ckpt/config"
+	"github.com/ckptdev/ckpt/fault"
+	"github.com/ckptdev/ckpt/integration/api"
+	"github.com/ckptdev/ckpt/integration/client"
+)
+
+// A status asks the daemon for the status at once, without asking first
+// whether it serves the workspace (GET /v1/health): one round trip instead
+// of two when it does. An answer "not served", or none at all (a stale
+// socket, a daemon that went away or does not answer in time), is then
+// taken as the health question's answer: the command starts over the
+// usual way (health, then autostart, adding the workspace to the daemon,
+// or working without one), exactly as if it had asked first.
+
+// dialStatusFirst is the daemon's client for the workspace, not yet known
+// to serve it; ok is false when there is no socket to try.
+func (g *globalOptions) dialStatusFirst(base *config.Config) (backend, func() error, bool) {
+	c, err := client.Dial(base.Socket, clientOptions())
+	if err != nil {
+		return nil, nil, false
+	}
+	return c.Workspace(g.root), c.Close, true
+}
+
+// status is b's status; when b was dialled status-first and did not
+// answer it, the backend is opened again the usual way and asked. It
+// returns the backend that answered.
+func (g *globalOptions) status(ctx context.Context, b backend) (api.Status, backend, error) {
+	if !g.statusFirst {
+		s, err := b.Status(ctx)
+		return s, b, err
+	}
+	g.statusFirst = false
+	// A daemon that serves the workspace answers within its sync_timeout
+	// (its barrier gives up then); one that does not answer by then is
+	// treated as absent, as the health question would have after
+	// healthTimeout.
+	sctx, cancel := context.WithTimeout(ctx, healthTimeout+g.cfg.SyncTimeout)
+	s, err := b.Status(sctx)
+	cancel()
+	if err == nil || ctx.Err() != nil || !notAnswered(err) {
+		return s, b, err
+	}
+	g.close()
+	g.opens-- // that daemon answered nothing: working without it is no late switch
+	if b, err = g.open(ctx); err != nil {
+		return api.Status{}, nil, err
+	}
+	s, err = b.Status(ctx)
+	return s, b, err
+}
+
+// notAnswered reports whether a status-first call's error means the daemon
+// does not serve the workspace or did not answer at all. A socket of
+// another user's is an answer: it is refused, never worked around.
+func notAnswered(err error) bool {
+	if errors.Is(err, client.ErrForeignDaemon) {
+		return false
+	}
+	var opErr *net.OpError
+	return errors.Is(err, fault.NotFound) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// clientOptions are the options of every client of the daemon: a version
+// other than this ckpt's is warned about once, on stderr.
+func clientOptions() client.Options {
+	return client.Options{VersionWarning: func(msg string) {
+		fmt.Fprintln(os.Stderr, "ckpt: warning:", msg)
+	}}
+}
