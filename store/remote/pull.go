@@ -140,11 +140,14 @@ func (r *Remote) Import(ctx context.Context, st *store.Store, name string, m Man
 		return err
 	}
 	return st.Write(func(w *store.Writer) error {
+		// Otherwise it is where a pull goes on from (Position).
+		cur := Cursor{Seq: target.Seq, Ord: target.Ord, Seg: m.Segment, CheckpointID: target.ID, At: time.Now().UTC()}
+		mark := "pulled"
 		if !more && lastTo == target.Seq {
-			cur := Cursor{Seq: target.Seq, Ord: target.Ord, Seg: m.Segment, CheckpointID: target.ID, At: time.Now().UTC()}
-			if err := w.PutMark(MarkID(r, name), "cursor", mustJSON(cur)); err != nil {
-				return err
-			}
+			mark = "cursor"
+		}
+		if err := w.PutMark(MarkID(r, name), mark, mustJSON(cur)); err != nil {
+			return err
 		}
 		for _, rn := range runs {
 			if rn.StartSeq > target.Seq {
