@@ -28,7 +28,7 @@ history of its own since what it shares with the remote (a change, a
 checkpoint) is refused and nothing changes: clone the remote into another
 directory instead. It needs the workspace's store to itself: with a daemon
 serving the workspace it is refused.`,
-		Args: noArgs,
+		Args:   noArgs,
 		PreRun: func(*cobra.Command, []string) { g.ownStore = true },
 		RunE: run(g, func(ctx context.Context, b backend) error {
 			if viaDaemon(b) {
