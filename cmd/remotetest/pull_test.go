@@ -101,9 +101,22 @@ func TestPullBringsNewCheckpoints(t *testing.T) {
 	b.ok(dst, "restore", secondID, "--yes", "--exact")
 	sameTree(t, readTree(t, dst), second)
 
-	// The pulled history goes on: nothing new again.
 	b.ok(dst, "restore", third, "--yes", "--exact")
 	sameTree(t, readTree(t, dst), readTree(t, root))
+
+	// A clone of an older checkpoint, in the middle of a segment, pulls
+	// the rest of that segment.
+	older := filepath.Join(b.base, "older")
+	b.ok(b.base, "clone", url, "proj@"+secondID, older)
+	sameTree(t, readTree(t, older), second)
+	b.json(older, &p, "pull")
+	if p.FromCheckpointID != secondID || p.CheckpointID != third || p.Checkpoints != 1 || !p.Continues {
+		t.Errorf("pull into a clone of %s: %+v", secondID, p)
+	}
+	sameTree(t, readTree(t, older), readTree(t, root))
+	if out := b.ok(older, "diff", secondID, third); !strings.Contains(out, "data/blob.bin") {
+		t.Errorf("diff %s %s after pull:\n%s", secondID, third, out)
+	}
 }
 
 // Undo after a pull gives the files back as they were; the workspace then
