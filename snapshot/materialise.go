@@ -6,6 +6,8 @@ import (
 	"os"
 	"path"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ckptdev/ckpt/store"
@@ -42,32 +44,37 @@ func (ws *Workspace) Materialise(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer root.Close()
+	// The directories first, then the entries, several at once: creating
+	// files is system calls, which overlap.
 	dirs := map[string]bool{".": true}
-	touched := make([]entry, 0, len(entries))
 	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
 		if !e.st.Stored && e.st.Kind == store.File {
 			return 0, fmt.Errorf("materialise %s: its content is not stored (larger than max_file_size, or unreadable when captured)", e.path)
 		}
-		dir := path.Dir(e.path)
-		if !dirs[dir] {
+		if dir := path.Dir(e.path); !dirs[dir] {
 			if err := root.MkdirAll(dir, 0o755); err != nil {
 				return 0, err
 			}
 			dirs[dir] = true
 		}
+	}
+	touched := make([]entry, len(entries))
+	err = eachParallel(ctx, materialiseWorkers, len(entries), func(i int) error {
+		e := entries[i]
 		if err := ws.writeEntry(root, e.path, e.st); err != nil {
-			return 0, fmt.Errorf("materialise %s: %w", e.path, err)
+			return fmt.Errorf("materialise %s: %w", e.path, err)
 		}
 		info, err := root.Lstat(e.path)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		disk := statState(info)
 		e.st.Mtime, e.st.Ctime, e.st.Inode, e.st.Recorded = disk.Mtime, disk.Ctime, disk.Inode, time.Now().UnixNano()
-		touched = append(touched, e)
+		touched[i] = e
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	if err := syncFS(root); err != nil {
 		return 0, err
@@ -114,4 +121,40 @@ func (ws *Workspace) writeEntry(root *os.Root, name string, st store.State) erro
 		err = cerr
 	}
 	return err
+}
+
+// materialiseWorkers is how many entries Materialise writes at once.
+const materialiseWorkers = 8
+
+// eachParallel runs fn(0..n-1) on k goroutines, stopping at the first
+// error (or ctx's end), which it returns.
+func eachParallel(ctx context.Context, k, n int, fn func(i int) error) error {
+	var next atomic.Int64
+	var once sync.Once
+	var first error
+	fail := func(err error) { once.Do(func() { first = err }) }
+	var wg sync.WaitGroup
+	for range min(k, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				if err := fn(i); err != nil {
+					fail(err)
+					next.Store(int64(n))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
 }

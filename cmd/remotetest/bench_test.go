@@ -40,7 +40,9 @@ func TestRemoteBench(t *testing.T) {
 	bucket, url := bucketURL(t)
 	a := newMachine(t, url, "CKPT_REMOTE_NAME=goroot")
 	tree := filepath.Join(a.base, "goroot")
-	sh(t, "", "cp", "-a", runtime.GOROOT(), tree)
+	// CKPT_REMOTE_BENCH_TREE: a directory of GOROOT instead (src/cmd), for
+	// a shorter run.
+	sh(t, "", "cp", "-a", filepath.Join(runtime.GOROOT(), os.Getenv("CKPT_REMOTE_BENCH_TREE")), tree)
 	files := strings.Count(sh(t, tree, "find", ".", "-type", "f"), "\n")
 
 	importTime := timed(func() { a.ok(tree, "status") })
@@ -51,7 +53,12 @@ func TestRemoteBench(t *testing.T) {
 		"RCLONE_CONFIG_W_ENDPOINT=" + weed.Endpoint, "RCLONE_CONFIG_W_ACCESS_KEY_ID=" + weedtest.AccessKey,
 		"RCLONE_CONFIG_W_SECRET_ACCESS_KEY=" + weedtest.SecretKey}
 	var rcloneTimes []time.Duration
-	for i := range runs {
+	// CKPT_REMOTE_BENCH_CLONE=1 measures the clones only.
+	rcloneRuns := runs
+	if os.Getenv("CKPT_REMOTE_BENCH_CLONE") != "" {
+		rcloneRuns, rcloneTimes = 0, []time.Duration{1}
+	}
+	for i := range rcloneRuns {
 		rcloneTimes = append(rcloneTimes, timed(func() {
 			shEnv(t, "", rcloneEnv, rclone, "copy", tree, fmt.Sprintf("w:%s/rclone%d", bucket, i))
 		}))
@@ -76,7 +83,7 @@ func TestRemoteBench(t *testing.T) {
 			sh(t, "", "git", "clone", "-q", "--no-hardlinks", bare, filepath.Join(a.base, fmt.Sprintf("n%d", i)))
 		}))
 	}
-	fmt.Printf("\ntree: %d files (a copy of GOROOT %s)\n", files, runtime.Version())
+	fmt.Printf("\ntree: %d files (a copy of GOROOT/%s %s)\n", files, os.Getenv("CKPT_REMOTE_BENCH_TREE"), runtime.Version())
 	fmt.Printf("| measurement | time |\n|---|---|\n")
 	fmt.Printf("| ckpt first import (`ckpt status` on a fresh state dir) | %s |\n", importTime.Round(time.Millisecond))
 	fmt.Printf("| ckpt push, first upload | %s |\n", pushTime.Round(time.Millisecond))

@@ -79,3 +79,26 @@ func ReadReplicationFile(path string) *Replication {
 	}
 	return &s
 }
+
+// PullResult is `ckpt pull`: the checkpoints brought from the remote, and
+// how the files were brought up to the newest of them.
+type PullResult struct {
+	Remote string `json:"remote"`
+	Name   string `json:"name"` // the workspace's name in the remote
+	// FromCheckpointID is the checkpoint the workspace was at; CheckpointID
+	// the newest pulled one (the same when there was nothing new).
+	FromCheckpointID string `json:"from_checkpoint_id"`
+	CheckpointID     string `json:"checkpoint_id"`
+	UpToDate         bool   `json:"up_to_date"`  // there was nothing new
+	Checkpoints      int    `json:"checkpoints"` // checkpoints pulled
+	Changes          int    `json:"changes"`     // journal entries pulled
+	Blobs            int    `json:"blobs"`       // contents downloaded
+	BlobBytes        int64  `json:"blob_bytes"`  // their size
+	// Continues: the workspace now has the remote's whole history of the
+	// name and may push on under it (once the writer's lease is gone).
+	Continues bool `json:"continues"`
+	// Files is how the files were brought to CheckpointID, as a restore
+	// reports it; its guard_checkpoint_id (FromCheckpointID) is what
+	// `ckpt undo` restores.
+	Files RestoreResult `json:"files"`
+}

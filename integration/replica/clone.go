@@ -97,6 +97,9 @@ func clone(ctx context.Context, cfg *config.Config, r *remote.Remote, name strin
 	if out.Files, err = w.Materialise(ctx); err != nil {
 		return out, err
 	}
+	if err := fsutil.WriteFile(urlFile(cfg.StateDir, root), []byte(r.URL+"\n"), 0o600); err != nil {
+		return out, err
+	}
 	return out, fsutil.WriteFile(nameFile(cfg.StateDir, root), []byte(name+"\n"), 0o600)
 }
 

@@ -1,6 +1,6 @@
 // Package replica puts store/remote to work for the commands and the
 // daemon: it opens the configured remote, pushes a workspace (ckpt push),
-// clones one into a fresh directory (ckpt clone), lists a remote (ckpt
+// fast-forwards one from it (ckpt pull), clones one into a fresh directory (ckpt clone), lists a remote (ckpt
 // remote ls), and runs the daemon's continuous replication of each
 // workspace (Replicator). It keeps each workspace's replication status in
 // a small file next to its store (replication.json), which ckpt status and

@@ -91,7 +91,7 @@ func writeStatus(stateDir, root string, s api.Replication) error {
 // progress fills s's position from the store: the cursor, and how many
 // checkpoints and journal entries come after it.
 func progress(st *store.Store, r *remote.Remote, name string, s *api.Replication) error {
-	cur, err := remote.ReadCursor(st, r, name)
+	cur, err := remote.Position(st, r, name)
 	if err != nil {
 		return err
 	}

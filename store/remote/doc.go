@@ -1,7 +1,8 @@
 // Package remote replicates a workspace's store to S3-compatible object
 // storage and reads it back: the object layout, client-side encryption,
-// the one-writer lease, pushing (resumable, bounded) and importing a
-// replica into a fresh store. It talks S3 through minio-go.
+// the one-writer lease, pushing (resumable, bounded), importing a replica
+// into a fresh store, and extending a store whose history is a prefix of
+// the replica's (Extend, for a pull). It talks S3 through minio-go.
 //
 // # Object layout
 //

@@ -140,11 +140,14 @@ func (r *Remote) Import(ctx context.Context, st *store.Store, name string, m Man
 		return err
 	}
 	return st.Write(func(w *store.Writer) error {
+		// Otherwise it is where a pull goes on from (Position).
+		cur := Cursor{Seq: target.Seq, Ord: target.Ord, Seg: m.Segment, CheckpointID: target.ID, At: time.Now().UTC()}
+		mark := "pulled"
 		if !more && lastTo == target.Seq {
-			cur := Cursor{Seq: target.Seq, Ord: target.Ord, Seg: m.Segment, CheckpointID: target.ID, At: time.Now().UTC()}
-			if err := w.PutMark(MarkID(r, name), "cursor", mustJSON(cur)); err != nil {
-				return err
-			}
+			mark = "cursor"
+		}
+		if err := w.PutMark(MarkID(r, name), mark, mustJSON(cur)); err != nil {
+			return err
 		}
 		for _, rn := range runs {
 			if rn.StartSeq > target.Seq {
@@ -217,8 +220,13 @@ type blobRef struct {
 	name string
 }
 
-// fetchBlobs downloads the contents st does not have, 16 at a time, and
-// stores them in batches.
+// fetchParallel is how many contents a clone or a pull fetches at once:
+// each is a small GET whose time is mostly the server's and the round
+// trip's.
+const fetchParallel = 32
+
+// fetchBlobs downloads the contents st does not have, fetchParallel at a
+// time, and stores them in batches.
 func (r *Remote) fetchBlobs(ctx context.Context, st *store.Store, want []blobRef) error {
 	var mu sync.Mutex
 	var batch []blobRef
@@ -236,7 +244,7 @@ func (r *Remote) fetchBlobs(ctx context.Context, st *store.Store, want []blobRef
 		batch, chunks, size = batch[:0], chunks[:0], 0
 		return err
 	}
-	err := parallel(ctx, 16, len(want), func(ctx context.Context, i int) error {
+	err := parallel(ctx, fetchParallel, len(want), func(ctx context.Context, i int) error {
 		ref := want[i]
 		var have bool
 		if err := st.View(func(rd *store.Reader) (err error) { have, err = rd.HasBlob(ref.hash); return err }); err != nil || have {

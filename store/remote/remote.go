@@ -82,7 +82,14 @@ func Open(cfg Config) (*Remote, error) {
 		&credentials.FileAWSCredentials{},
 		&credentials.IAM{Client: &http.Client{Transport: http.DefaultTransport}},
 	})
-	mc, err := minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: cfg.Region, MaxRetries: 3})
+	// As many idle connections kept as requests are in flight (a clone
+	// fetches fetchParallel at once): others would be opened anew each.
+	tr, err := minio.DefaultTransport(secure)
+	if err != nil {
+		return nil, err
+	}
+	tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, fetchParallel)
+	mc, err := minio.New(host, &minio.Options{Creds: creds, Secure: secure, Region: cfg.Region, MaxRetries: 3, Transport: tr})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadURL, err)
 	}

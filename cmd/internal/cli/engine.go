@@ -41,6 +41,9 @@ type Replica interface {
 	Push(ctx context.Context, cfg *config.Config, b Backend) (api.PushResult, error)
 	// Status is an embedded workspace's replication position.
 	Status(cfg *config.Config, b Backend) (*api.Replication, error)
+	// Pull brings an embedded workspace the checkpoints of its name in the
+	// remote that it lacks, and its files up to the newest.
+	Pull(ctx context.Context, cfg *config.Config, b Backend) (api.PullResult, error)
 	// Clone materialises NAME[@ID] of the remote at url in dir.
 	Clone(ctx context.Context, cfg *config.Config, url, target, dir string) (api.CloneResult, error)
 	// List is the remote's workspaces and their checkpoints.

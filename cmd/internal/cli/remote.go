@@ -23,12 +23,14 @@ func addRemoteCommands(root *cobra.Command, g *globalOptions) {
 	examples := map[string]string{
 		"push": `  ckpt push                  # upload what the remote lacks (with ckptd: wait until it has)
   ckpt push --json`,
+		"pull": `  ckpt pull                  # the checkpoints the remote has that this clone lacks
+  ckpt pull --json`,
 		"clone": `  ckpt clone s3://ckpt/fleet proj ~/src/proj         # the newest replicated checkpoint
   ckpt clone s3://ckpt/fleet proj@ck12-3f2a1b /tmp/p  # that one, with the history before it`,
 		"remote": `  ckpt remote ls             # the configured remote's workspaces and checkpoints
   ckpt remote ls s3://ckpt/fleet --json`,
 	}
-	for _, c := range []*cobra.Command{newPushCommand(g), newCloneCommand(g), newRemoteCommand(g)} {
+	for _, c := range []*cobra.Command{newPushCommand(g), newPullCommand(g), newCloneCommand(g), newRemoteCommand(g)} {
 		c.GroupID, c.Example = "remote", examples[c.Name()]
 		for _, sub := range c.Commands() {
 			sub.Example = examples[c.Name()]

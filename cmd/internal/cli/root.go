@@ -58,6 +58,9 @@ type globalOptions struct {
 	startHint string
 	// noAutostart: no daemon is started for this command.
 	noAutostart bool
+	// ownStore: the command needs the workspace's store to itself (pull):
+	// it starts no daemon and adds the workspace to none.
+	ownStore bool
 
 	// engine is nil in the ckpt binary: working without a daemon runs the
 	// command in ckptd (execEngine).
@@ -138,7 +141,7 @@ func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	}
 	// A daemon started for a workspace whose ckpt.yaml is invalid could
 	// not open it: none is started.
-	g.noAutostart = wsErr != nil
+	g.noAutostart = wsErr != nil || g.ownStore
 	b, closer, ok, err := g.connect(ctx, base)
 	if err != nil {
 		return nil, err

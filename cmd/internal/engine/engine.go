@@ -70,6 +70,14 @@ func (replicaEngine) Push(ctx context.Context, cfg *config.Config, b cli.Backend
 	return replica.Push(ctx, cfg, eng.Workspace())
 }
 
+func (replicaEngine) Pull(ctx context.Context, cfg *config.Config, b cli.Backend) (api.PullResult, error) {
+	eng, ok := b.(*drift.Engine)
+	if !ok {
+		return api.PullResult{}, errors.New("pull: not an embedded workspace")
+	}
+	return replica.Pull(ctx, cfg, eng.Workspace())
+}
+
 func (replicaEngine) Status(cfg *config.Config, b cli.Backend) (*api.Replication, error) {
 	eng, ok := b.(*drift.Engine)
 	if !ok {
