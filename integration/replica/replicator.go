@@ -73,7 +73,7 @@ func (rp *Replicator) Run(ctx context.Context) {
 		return
 	}
 	st := api.Replication{}
-	if old := ReadStatus(rp.cfg.StateDir, root); old != nil {
+	if old := ReadStatus(rp.cfg.StateDir, root); old != nil && old.Remote == rp.cfg.Remote {
 		st.LastSuccess = old.LastSuccess
 	}
 	// Status says how far behind replication is from the start, at every
