@@ -111,6 +111,9 @@ func (ws *Workspace) pruneWith(ctx context.Context, choose chooser, dry bool, st
 		if keep, err = pinned(r, ws.active); err != nil {
 			return err
 		}
+		if err = ws.pinUnreplicated(r, keep); err != nil {
+			return err
+		}
 		var cps []store.Checkpoint
 		err = r.Checkpoints(func(cp store.Checkpoint) (bool, error) {
 			cps = append(cps, cp)

@@ -50,6 +50,8 @@ type Workspace struct {
 	// unreadable: the paths the last walk or capture could not read
 	// (guarded by mu).
 	unreadable unreadableSet
+	// hold: what retention keeps for replication (retain_replica.go).
+	hold replicaHold
 }
 
 // Key names a workspace's store: the root's base name and a hash of its

@@ -67,7 +67,18 @@ func waitStatus(t *testing.T, m *machine, root string, within time.Duration, wha
 // acknowledged lost) and that a clone on a fresh machine is the disk.
 func caughtUp(t *testing.T, a *machine, root, url, name string) {
 	t.Helper()
-	a.ok(root, "push", "--timeout", "3m")
+	// With a daemon, push fails as soon as one of its attempts fails,
+	// which the faults make likely: push again until one gets through.
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		r := a.ckpt(root, nil, "push", "--timeout", "3m")
+		if r.code == 0 {
+			break
+		}
+		if !strings.Contains(r.stderr, "the daemon's replication failed") || time.Now().After(deadline) {
+			t.Fatalf("%s", r)
+		}
+		time.Sleep(time.Second)
+	}
 	var l logJSON
 	a.json(root, &l, "log")
 	var ls struct {

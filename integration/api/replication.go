@@ -28,6 +28,9 @@ type Replication struct {
 	// daemon retries with a backoff (NextRetry).
 	LastError string    `json:"last_error,omitempty"`
 	NextRetry time.Time `json:"next_retry,omitzero"`
+	// RetentionHeld: the store is over retention_size, and retention
+	// keeps the checkpoints not replicated yet (it never prunes them).
+	RetentionHeld bool `json:"retention_held,omitempty"`
 }
 
 // PushResult is `ckpt push`: what was uploaded, and where replication

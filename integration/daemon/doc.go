@@ -1,6 +1,8 @@
 // Package daemon is ckptd: the server of the socket API, the registry of
 // the workspaces it serves, each workspace watched (its watcher, its
-// configuration reloaded when ckpt.yaml changes, its daily pruning), and
+// configuration reloaded when ckpt.yaml or the user's file changes, its
+// daily pruning, its replication restarted when the remote settings
+// change), and
 // the soft memory limit, and the web panel (integration/panel) on
 // ui_addr, built here over the served workspaces through the Source
 // interface the panel declares (panel_source.go). cmd/ckptd keeps the flags, the signals and the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/integration/replica"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
 )
@@ -28,10 +29,14 @@ type liveConfig struct {
 	retention   atomic.Int64 // time.Duration
 	retainSize  atomic.Int64 // retention_size, bytes
 	syncTimeout atomic.Int64 // time.Duration
+
+	// remoteChanged is signalled when a reload changes the remote
+	// settings: the replicator restarts (replicate.go).
+	remoteChanged chan struct{}
 }
 
 func newLiveConfig(cfg *config.Config, reload func() (*config.Config, error)) *liveConfig {
-	lc := &liveConfig{cfg: cfg, reload: reload}
+	lc := &liveConfig{cfg: cfg, reload: reload, remoteChanged: make(chan struct{}, 1)}
 	lc.retention.Store(int64(cfg.Retention))
 	lc.retainSize.Store(cfg.RetentionSize)
 	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
@@ -48,7 +53,8 @@ func (wd *Watched) ConfigError() string {
 
 // reloadConfig reads the workspace's configuration again and puts what
 // changed into force: ignore rules (the workspace is re-walked),
-// max_file_size, the watcher's timings, retention and sync_timeout. An
+// max_file_size, the watcher's timings, retention, sync_timeout and the
+// remote settings (the replicator restarts with them). An
 // invalid file changes nothing: the error is kept for status and logged
 // once. queue_size and lock_timeout take effect at the next start.
 func (wd *Watched) reloadConfig() {
@@ -86,6 +92,15 @@ func (wd *Watched) reloadConfig() {
 	lc.retention.Store(int64(cfg.Retention))
 	lc.retainSize.Store(cfg.RetentionSize)
 	lc.syncTimeout.Store(int64(cfg.SyncTimeout))
+	if !config.SameRemote(old, cfg) {
+		// Retention's hold follows the remote at once; the replicator
+		// restarts with it.
+		wd.Workspace.SetReplicated(replica.RetentionHold(cfg, wd.Workspace.Root()))
+		select {
+		case lc.remoteChanged <- struct{}{}:
+		default:
+		}
+	}
 	wd.log(slog.LevelInfo, "reloaded the workspace's configuration: ignore %q, max_file_size %d, debounce %s, max_delay %s, rescan_interval %s, sync_timeout %s, retention %s, retention_size %d",
 		cfg.Ignore, cfg.MaxFileSize, cfg.Debounce, cfg.MaxDelay, cfg.RescanInterval, cfg.SyncTimeout, cfg.Retention, cfg.RetentionSize)
 	if old.QueueSize != cfg.QueueSize {
@@ -100,7 +115,7 @@ func sameSettings(a, b *config.Config) bool {
 		a.MaxFileSize == b.MaxFileSize && a.Debounce == b.Debounce && a.MaxDelay == b.MaxDelay &&
 		a.RescanInterval == b.RescanInterval && a.SyncTimeout == b.SyncTimeout &&
 		a.LockTimeout == b.LockTimeout && a.QueueSize == b.QueueSize && a.LogLevel == b.LogLevel &&
-		a.Retention == b.Retention && a.RetentionSize == b.RetentionSize
+		a.Retention == b.Retention && a.RetentionSize == b.RetentionSize && config.SameRemote(a, b)
 }
 
 // log logs one line about the workspace at level.

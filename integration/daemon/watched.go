@@ -138,10 +138,13 @@ func (wd *Watched) Run(ctx context.Context) error {
 		wd.pruneDaily(pctx)
 	}()
 	replicated := wd.replicate(pctx)
+	polled := make(chan struct{})
+	go func() { defer close(polled); wd.watchUserConfig(pctx) }()
 	err := wd.Watcher.Run(ctx)
 	stopPruning()
 	<-pruned // the store must not close under a prune
 	<-replicated
+	<-polled
 	wd.runErr = err
 	close(wd.stopped)
 	return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
+	"github.com/ckptdev/ckpt/integration/replica"
 	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
@@ -46,7 +47,7 @@ func OpenWorkspace(ctx context.Context, cfg *config.Config, root string, walk sn
 // OpenStore opens the workspace's store without importing it: the daemon
 // imports through its watcher's first walk (FirstImport, from the sink).
 func OpenStore(ctx context.Context, cfg *config.Config, root string, progress func(done, total int), shortLived bool) (*snapshot.Workspace, error) {
-	return snapshot.OpenContext(ctx, cfg.StateDir, root, snapshot.Options{
+	ws, err := snapshot.OpenContext(ctx, cfg.StateDir, root, snapshot.Options{
 		MaxFileSize: cfg.MaxFileSize,
 		LockTimeout: cfg.LockTimeout,
 		Progress:    progress,
@@ -55,6 +56,12 @@ func OpenStore(ctx context.Context, cfg *config.Config, root string, progress fu
 		// they can afford to read every process's memory map.
 		CheckMappings: !shortLived,
 	})
+	if err != nil {
+		return nil, err
+	}
+	// Retention keeps what the remote does not have yet.
+	ws.SetReplicated(replica.RetentionHold(cfg, root))
+	return ws, nil
 }
 
 // FirstImport imports the workspace if it was never imported (walk is

@@ -28,7 +28,7 @@ func Push(ctx context.Context, cfg *config.Config, ws *snapshot.Workspace) (api.
 	} else {
 		st.LastSuccess = time.Now().UTC()
 	}
-	if perr := progress(ws.Store(), p.Remote, p.Name, &st); perr != nil && err == nil {
+	if perr := progress(ws.Store(), p.Remote, p.Name, cfg.RetentionSize, &st); perr != nil && err == nil {
 		err = perr
 	}
 	if werr := writeStatus(cfg.StateDir, ws.Root(), st); werr != nil && err == nil {

@@ -88,9 +88,10 @@ func writeStatus(stateDir, root string, s api.Replication) error {
 	return fsutil.WriteFile(statusFile(stateDir, root), append(b, '\n'), 0o600)
 }
 
-// progress fills s's position from the store: the cursor, and how many
-// checkpoints and journal entries come after it.
-func progress(st *store.Store, r *remote.Remote, name string, s *api.Replication) error {
+// progress fills s's position from the store: the cursor, how many
+// checkpoints and journal entries come after it, and whether retention
+// holds them over budget (the retention_size).
+func progress(st *store.Store, r *remote.Remote, name string, budget int64, s *api.Replication) error {
 	cur, err := remote.Position(st, r, name)
 	if err != nil {
 		return err
@@ -101,12 +102,14 @@ func progress(st *store.Store, r *remote.Remote, name string, s *api.Replication
 	if head := st.Head(); head > cur.Seq {
 		s.PendingChanges = head - cur.Seq
 	}
-	return st.View(func(rd *store.Reader) error {
+	err = st.View(func(rd *store.Reader) error {
 		return rd.CheckpointsAfterOrd(cur.Seq, cur.Ord, func(store.Checkpoint) error {
 			s.PendingCheckpoints++
 			return nil
 		})
 	})
+	s.RetentionHeld = s.PendingCheckpoints > 0 && budget > 0 && st.Size() > budget
+	return err
 }
 
 // Status is the workspace's replication status now, from its store (the
@@ -128,7 +131,7 @@ func Status(cfg *config.Config, ws *snapshot.Workspace) (*api.Replication, error
 	if s == nil || s.Remote != r.URL || s.Workspace != name {
 		s = &api.Replication{}
 	}
-	return s, progress(ws.Store(), r, name, s)
+	return s, progress(ws.Store(), r, name, cfg.RetentionSize, s)
 }
 
 // isRefused: a failure no retry mends by itself soon (another writer).

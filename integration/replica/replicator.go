@@ -34,6 +34,16 @@ type Replicator struct {
 	ws     *snapshot.Workspace
 	logger *slog.Logger
 	kick   chan struct{}
+	// RetainSize, if set, is the retention_size in force (the daemon
+	// reloads it while it runs); else cfg's.
+	RetainSize func() int64
+}
+
+func (rp *Replicator) budget() int64 {
+	if rp.RetainSize != nil {
+		return rp.RetainSize()
+	}
+	return rp.cfg.RetentionSize
 }
 
 // NewReplicator makes the replicator of ws with cfg's remote; nil if cfg
@@ -63,13 +73,13 @@ func (rp *Replicator) Run(ctx context.Context) {
 		return
 	}
 	st := api.Replication{}
-	if old := ReadStatus(rp.cfg.StateDir, root); old != nil {
+	if old := ReadStatus(rp.cfg.StateDir, root); old != nil && old.Remote == rp.cfg.Remote {
 		st.LastSuccess = old.LastSuccess
 	}
 	// Status says how far behind replication is from the start, at every
 	// attempt, and after every segment stored.
 	report := func() {
-		if err := progress(rp.ws.Store(), p.Remote, p.Name, &st); err != nil {
+		if err := progress(rp.ws.Store(), p.Remote, p.Name, rp.budget(), &st); err != nil {
 			rp.logger.Warn(root+": replication status", "err", err)
 		}
 		if err := writeStatus(rp.cfg.StateDir, root, st); err != nil {

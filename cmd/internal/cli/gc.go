@@ -72,7 +72,22 @@ func writeGC(w io.Writer, res api.GC) {
 	}
 	if res.OverBudget {
 		fmt.Fprintf(w, "the store is over retention_size %s: what is left is pinned or younger than an hour\n", mib(res.RetentionSize))
+		if n := unreplicated(res.Pinned); n > 0 {
+			fmt.Fprintf(w, "  %s not replicated yet: kept until the remote has them\n", count(n, "checkpoint"))
+		}
 	}
+}
+
+// unreplicated counts the checkpoints pinned because the remote does not
+// have them yet.
+func unreplicated(pins []api.GCPin) int {
+	n := 0
+	for _, p := range pins {
+		if p.Reason == "unreplicated" {
+			n++
+		}
+	}
+	return n
 }
 
 // days writes a retention in whole days when it is one, as ckpt.yaml does.

@@ -226,6 +226,9 @@ func writeReplication(w io.Writer, r *api.Replication) {
 	if r.LastError != "" {
 		fmt.Fprintf(w, "  last error: %s\n", r.LastError)
 	}
+	if r.RetentionHeld {
+		fmt.Fprintf(w, "  the store is over retention_size: retention keeps the %s not replicated yet\n", plural.Count(r.PendingCheckpoints, "checkpoint"))
+	}
 }
 
 func humanBytes(n int64) string {
