@@ -75,12 +75,21 @@ func TestReplicationFollowsConfigReload(t *testing.T) {
 	// Another remote, another name: the daemon replicates there, without
 	// a restart.
 	setConfig("remote: " + urlB + "\nremote_name: beta\n")
+	// The file is polled (every 2 s): what is cut before the daemon has
+	// seen the change still goes where the old settings said.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(a.daemonLog(), "replication restarted with the new settings: remote "+urlB) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the daemon never took the new remote:\n%s", a.daemonLog())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	writeFiles(t, root, map[string]string{"main.go": "package main // two\n"})
 	a.ok(root, "checkpoint", "-m", "second")
 	var l logJSON
 	a.json(root, &l, "log")
 	newest := l.Checkpoints[0].CheckpointID
-	deadline := time.Now().Add(45 * time.Second)
+	deadline = time.Now().Add(45 * time.Second)
 	var s replicationJSON
 	for {
 		s = replicationJSON{}

@@ -164,7 +164,7 @@ func (d *Daemon) open(ctx context.Context, root string) (Served, error) {
 	if err := watcher.CheckInstanceLimit(1); err != nil {
 		d.log.Warn(err.Error())
 	}
-	return Served{Engine: wd.Engine, Stats: wd.Stats, Importing: wd.Importing, Start: func() { d.startWatching(root, wd, start) }}, nil
+	return Served{Engine: wd.Engine, Stats: wd.Stats, Importing: wd.Importing, Start: func() { d.startWatching(root, wd, start) }, Checkpointed: wd.Checkpointed}, nil
 }
 
 // startWatching runs the workspace's watcher (its first walk imports a

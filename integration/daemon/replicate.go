@@ -55,8 +55,10 @@ func (wd *Watched) runReplicator(ctx context.Context, cfg *config.Config) <-chan
 		return done
 	}
 	rp.RetainSize = wd.live.retainSize.Load
+	wd.replicator.Store(rp)
 	go func() {
 		defer close(done)
+		defer wd.replicator.CompareAndSwap(rp, nil)
 		rp.Run(ctx)
 	}()
 	return done

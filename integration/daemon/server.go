@@ -35,6 +35,9 @@ type Served struct {
 	// holds until it ends, so an import started before would hold the
 	// workspace unserved, status included, for all its length.
 	Start func()
+	// Checkpointed, if set, is told of every checkpoint cut, with the
+	// workspace's lock held: it must not block.
+	Checkpointed func()
 }
 
 // OpenFunc opens the workspace at root (absolute and clean) for the server:
@@ -214,6 +217,9 @@ func (s *Server) attach(sp *space, served Served) {
 	served.Engine.Workspace().Notify(func(ev snapshot.Event) {
 		if ev.Change != nil {
 			sp.lastChange.Store(ev.Change.Time)
+		}
+		if ev.Checkpoint != nil && served.Checkpointed != nil {
+			served.Checkpointed()
 		}
 		if sp.hub.active() {
 			sp.hub.publish(eventOf(sp.root, ev))

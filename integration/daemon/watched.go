@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/local"
+	"github.com/ckptdev/ckpt/integration/replica"
 	"github.com/ckptdev/ckpt/internal/plural"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/watcher"
@@ -46,6 +48,17 @@ type Watched struct {
 	stopped   chan struct{} // closed when Run returns
 	runErr    error         // Run's error, set before stopped is closed
 	imp       *importState  // the first import, while it runs
+	// replicator is the running replicator, if any: a checkpoint kicks it
+	// (Checkpointed), so replication does not wait for its next poll.
+	replicator atomic.Pointer[replica.Replicator]
+}
+
+// Checkpointed is told of every checkpoint cut: the replicator pushes it
+// at once. It must not block (the workspace's lock is held).
+func (wd *Watched) Checkpointed() {
+	if rp := wd.replicator.Load(); rp != nil {
+		rp.Kick()
+	}
 }
 
 // OpenWatched opens the workspace at root and makes its watcher and

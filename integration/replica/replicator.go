@@ -92,14 +92,16 @@ func (rp *Replicator) Run(ctx context.Context) {
 	var seen [2]uint64 // the head and checkpoint order last pushed
 	var pushed time.Time
 	for {
-		wait := PollInterval
+		wait, kick := PollInterval, rp.kick
 		if backoff > 0 {
-			wait = backoff
+			// A failed remote is not asked again before its backoff
+			// ends, however many checkpoints are cut meanwhile.
+			wait, kick = backoff, nil
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-rp.kick:
+		case <-kick:
 		case <-time.After(wait):
 		}
 		now := [2]uint64{rp.ws.Store().Head(), lastOrd(rp.ws.Store())}
