@@ -103,6 +103,9 @@ func (ws *Workspace) encode(data content, c candidate) [][]byte {
 	if hadStored && prev == data.hash {
 		return nil // the entry's own blob, which no sweep deletes
 	}
+	if c.fast {
+		return store.EncodeBlobFast(data.bytes)
+	}
 	if !hadStored || prev.Size > store.ChunkSize || data.hash.Size > store.ChunkSize {
 		return store.EncodeBlob(data.bytes)
 	}
