@@ -62,9 +62,9 @@ var recompressBatch = 8 << 20
 // codec (EncodeBlobFast) as a zstd chunk, a step of about recompressBatch
 // bytes at a time; between steps it calls pause (the caller's pacing: the
 // daemon yields the CPU to its work) and checks ctx. The contents, and so
-// the keys, do not change: a read during it sees either chunk. The space
-// of the replaced chunks is given back by the next Reclaim. When every
-// chunk is done, the pending mark is removed.
+// the keys, do not change: a read during it sees either chunk. When every
+// chunk is done, it gives the replaced chunks' space back (Reclaim) and
+// removes the pending mark.
 func (s *Store) Recompress(ctx context.Context, pause func()) (RecompressStats, error) {
 	var rs RecompressStats
 	from := []byte{prefixBlob}
@@ -76,6 +76,7 @@ func (s *Store) Recompress(ctx context.Context, pause func()) (RecompressStats, 
 		if err != nil {
 			return rs, err
 		}
+		s.releaseLogPages()
 		if err := s.rewriteChunks(keys, vals, &rs); err != nil {
 			return rs, err
 		}
@@ -87,12 +88,28 @@ func (s *Store) Recompress(ctx context.Context, pause func()) (RecompressStats, 
 			pause()
 		}
 	}
+	if rs.Chunks > 0 {
+		// The old chunks' space: rewritten chunks leave their first
+		// version in the value log until its GC.
+		if _, err := s.Reclaim(); err != nil {
+			return rs, err
+		}
+		s.releaseLogPages()
+	}
 	err := os.Remove(filepath.Join(s.dir, fastMarkName))
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
 	return rs, err
 }
+
+// releaseEvery is how many chunks fastChunks reads between two releases
+// of the value log's pages. It reads them in key (hash) order, which is
+// all over the value log, and each read maps the kernel's fault-around
+// window (64 KiB) of the mapping into this process: 8 MiB of small
+// chunks mapped 100 MB, and a whole pass would leave the whole value log
+// resident.
+const releaseEvery = 256
 
 // fastChunks reads, from key from on, chunks in the first import's codec
 // until their bytes reach recompressBatch. next is where to go on from, nil
@@ -120,6 +137,9 @@ func (s *Store) fastChunks(from []byte) (keys, vals [][]byte, next []byte, err e
 			}
 			keys, vals = append(keys, item.KeyCopy(nil)), append(vals, v)
 			size += len(v)
+			if len(keys)%releaseEvery == 0 {
+				s.releaseLogPages()
+			}
 		}
 		return nil
 	})
@@ -164,4 +184,16 @@ func (s *Store) rewriteChunks(keys, vals [][]byte, rs *RecompressStats) error {
 		}
 		return nil
 	})
+}
+
+// releaseLogPages drops the value log's pages from this process
+// (releaseMapped), holding s.gate so that no close or reopen moves the
+// mappings meanwhile.
+func (s *Store) releaseLogPages() {
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	if s.db != nil {
+		releaseMapped(s.dbDir(), ".vlog")
+		releaseMapped(s.dbDir(), ".sst")
+	}
 }
