@@ -25,6 +25,8 @@ type candidate struct {
 	info    fs.FileInfo
 	prev    store.State
 	hadPrev bool
+	// fast: encode with the first import's codec (store.EncodeBlobFast).
+	fast bool
 }
 
 // Capture records the current state of paths (workspace-relative, '/').

@@ -18,12 +18,20 @@ import (
 // the first directory listed instead of after the last. Every path is
 // new, so nothing is compared and nothing is deleted. Paths the walk or a
 // read could not read go into the unreadable set, as with reconcile.
+// Contents are stored with the fast codec; Recompress turns them into zstd
+// ones later.
 func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 	root, err := os.OpenRoot(ws.root)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
+	// The contents go in with the fast codec (store.EncodeBlobFast):
+	// compression was half of a first import's CPU with zstd. The mark
+	// goes first, so that an import cut short leaves it too.
+	if err := ws.st.MarkFast(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -60,7 +68,7 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 			}
 			walked.Add(1)
 			select {
-			case jobs <- candidate{path: rel, info: info}:
+			case jobs <- candidate{path: rel, info: info, fast: true}:
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()

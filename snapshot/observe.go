@@ -60,9 +60,14 @@ type observed struct {
 // read (and store) content from outside it.
 func (ws *Workspace) read(root *os.Root, name string, c candidate) observed {
 	path, info := c.path, c.info
+	var scratch *[]byte
+	if c.fast { // the fast codec copies what it keeps: the buffer can serve again
+		scratch = takeReadBuffer()
+		defer putReadBuffer(scratch)
+	}
 	for attempt := 0; ; attempt++ {
 		st := statState(info)
-		data, err := ws.content(root, name, st)
+		data, err := ws.readContent(root, name, st, scratch)
 		// The file read is the one stat'ed, unchanged while it was read,
 		// if its descriptor's stat still matches: that costs no second
 		// walk of the path. Otherwise the path's lstat says what it holds
@@ -103,6 +108,9 @@ func (ws *Workspace) encode(data content, c candidate) [][]byte {
 	if hadStored && prev == data.hash {
 		return nil // the entry's own blob, which no sweep deletes
 	}
+	if c.fast {
+		return store.EncodeBlobFast(data.bytes)
+	}
 	if !hadStored || prev.Size > store.ChunkSize || data.hash.Size > store.ChunkSize {
 		return store.EncodeBlob(data.bytes)
 	}
@@ -137,6 +145,12 @@ type content struct {
 }
 
 func (ws *Workspace) content(root *os.Root, path string, st store.State) (content, error) {
+	return ws.readContent(root, path, st, nil)
+}
+
+// readContent is content, reading a file into *scratch (grown if need be,
+// and left there for the next read) when scratch is not nil.
+func (ws *Workspace) readContent(root *os.Root, path string, st store.State, scratch *[]byte) (content, error) {
 	if st.Kind == store.Symlink {
 		target, err := root.Readlink(path)
 		if err != nil {
@@ -158,7 +172,16 @@ func (ws *Workspace) content(root *os.Root, path string, st store.State) (conten
 		info, err := f.Stat()
 		return content{hash: h.Sum(), info: info}, err
 	}
-	b := make([]byte, 0, st.Hash.Size+1)
+	var b []byte
+	switch {
+	case scratch == nil:
+		b = make([]byte, 0, st.Hash.Size+1)
+	case int64(cap(*scratch)) > st.Hash.Size:
+		b = (*scratch)[:0]
+	default:
+		b = make([]byte, 0, st.Hash.Size+1)
+		*scratch = b
+	}
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -170,6 +193,9 @@ func (ws *Workspace) content(root *os.Root, path string, st store.State) (conten
 		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
+			if scratch != nil {
+				*scratch = b
+			}
 		}
 	}
 	info, err := f.Stat()

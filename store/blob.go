@@ -20,6 +20,7 @@ const (
 	codecRaw   = 0
 	codecZstd  = 1
 	codecDelta = 2 // a delta against another blob (see deltaChunk)
+	codecS2    = 3 // S2 (klauspost/compress/s2) block: a first import's (EncodeBlobFast)
 )
 
 // HashBytes hashes a content.
@@ -113,6 +114,8 @@ func decodeChunk(dst, v []byte) ([]byte, error) {
 			return part, nil
 		}
 		return append(dst, part...), nil
+	case codecS2:
+		return decodeS2(dst, v[1:])
 	case codecDelta:
 		return nil, errors.New("store: a delta chunk where a whole one belongs")
 	}

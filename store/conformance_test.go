@@ -83,6 +83,7 @@ func FuzzDecodeChunk(f *testing.F) {
 		f.Add(EncodeBlob(b)[0])
 	}
 	f.Add([]byte{codecZstd, 0x28, 0xb5, 0x2f, 0xfd})
+	f.Add(EncodeBlobFast(bytes.Repeat([]byte("abc"), 1000))[0])
 	f.Add([]byte{7})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		out, err := decodeChunk(nil, b)

@@ -32,7 +32,11 @@
 // collision would need both 64-bit hashes and the size to agree. Blobs are
 // compressed with zstd and split into chunks of ChunkSize so that no value
 // outgrows a value-log file. A chunk's first byte is its codec: raw, zstd,
-// or delta.
+// delta, or S2: a first import stores its contents with S2 (EncodeBlobFast,
+// a tenth of zstd's CPU), marks those chunks with Badger's user-meta byte,
+// and Recompress rewrites them as zstd later (the daemon does, paced, once
+// it is ready). Every codec reads back the same way, so stores written
+// before S2 read as they did.
 //
 // # Deltas
 //

@@ -24,6 +24,13 @@ var (
 	ValueLogFileSize int64 = 64 << 20
 	BlockCacheSize   int64 = 8 << 20
 	IndexCacheSize   int64 = 8 << 20
+	// BaseTableSize is the size of every LSM table a compaction writes
+	// (TableSizeMultiplier 1: the same at every level). Badger builds a
+	// table in memory, in a buffer of twice its size, up to eight of them
+	// at once per compaction, and pools up to eight buffers once done:
+	// at its defaults (2 MiB, doubling per level) those buffers were
+	// 100-130 MB of a 200,000-file import's heap.
+	BaseTableSize int64 = 1 << 20
 )
 
 // ShortValueThreshold is the value threshold of a store opened with
@@ -50,7 +57,7 @@ var ShortValueThreshold int64 = 1 << 20
 const l0CompactAt = 4
 
 func badgerOptions(dir string) badger.Options {
-	return badger.DefaultOptions(dir).
+	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithSyncWrites(false).
 		WithNumVersionsToKeep(1).
@@ -72,7 +79,10 @@ func badgerOptions(dir string) badger.Options {
 		WithIndexCacheSize(IndexCacheSize).
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
-		WithMetricsEnabled(false)
+		WithMetricsEnabled(false).
+		WithBaseTableSize(BaseTableSize)
+	opts.TableSizeMultiplier = 1
+	return opts
 }
 
 // readOnlyOptions open the store for reading only: Badger then creates no

@@ -294,6 +294,10 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		s.mu.Lock()
 		err := s.db.RunValueLogGC(gcDiscardRatio)
 		s.mu.Unlock()
+		// The GC reads a whole value-log file through its mapping and
+		// writes what it keeps to the current one: without this, a
+		// Reclaim of a large store left every file it read resident.
+		s.releaseLogPages()
 		switch {
 		case err == nil:
 			rs.ValueLogFiles++

@@ -183,7 +183,7 @@ func (w *Writer) PutBlob(h Hash, chunks [][]byte) error {
 		if err := w.room(w.estimate(k, c)); err != nil {
 			return err
 		}
-		if err := w.set(k, c); err != nil {
+		if err := w.setChunk(k, c); err != nil {
 			return err
 		}
 	}

@@ -148,6 +148,7 @@ func (wd *Watched) Run(ctx context.Context) error {
 		case <-pctx.Done():
 			return
 		}
+		wd.recompress(pctx) // before pruning: both rewrite the store
 		wd.pruneDaily(pctx)
 	}()
 	replicated := wd.replicate(pctx)

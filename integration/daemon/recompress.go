@@ -1,0 +1,39 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// recompressShare is the share of the time the daemon spends recompressing
+// a first import's contents: after each step it waits (1-share)/share of
+// the step's time, so the commands and captures it serves meanwhile keep
+// most of a core.
+const recompressShare = 0.5
+
+// recompress turns the contents a first import stored with its fast codec
+// into zstd ones (snapshot.Workspace.Recompress), paced, once the watcher
+// is ready; a daemon stopped before the end goes on at its next start.
+func (wd *Watched) recompress(ctx context.Context) {
+	last := time.Now()
+	pause := func() {
+		wait := time.Duration(float64(time.Since(last)) * (1 - recompressShare) / recompressShare)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		last = time.Now()
+	}
+	start := time.Now()
+	rs, err := wd.Workspace.Recompress(ctx, pause)
+	switch {
+	case errors.Is(err, context.Canceled):
+	case err != nil:
+		wd.log(slog.LevelWarn, "recompressing the first import's contents: %v", err)
+	case rs.Chunks > 0:
+		wd.log(slog.LevelInfo, "recompressed the first import's contents: %d chunks, %d -> %d bytes, in %s",
+			rs.Chunks, rs.Before, rs.After, time.Since(start).Round(time.Millisecond))
+	}
+}
