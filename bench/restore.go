@@ -19,6 +19,7 @@ var (
 	restoreBench     = flag.Bool("restore-bench", false, "restore-only run: restore --exact of -restore-paths paths vs git reset --hard + clean -fd, on the GOROOT copy (-goroot) and a -restore-tree-files tree; prints a table, writes nothing")
 	restorePathsFlag = flag.String("restore-paths", "1000,10000", "with -restore-bench: how many paths each restore takes back")
 	restoreTreeFiles = flag.Int("restore-tree-files", 0, "with -restore-bench: also a synthetic tree of this many files (200000: the 200k tree)")
+	restoreCaptured  = flag.Bool("restore-captured", false, "with -restore-bench: let the daemon capture the edits (an untimed ckpt status) before each daemon restore, so its rows time the restore alone, not the copy-on-change of the edits")
 )
 
 // restoreRow is one tree, one restore size, one ckpt mode, next to git.
@@ -175,6 +176,11 @@ func (b *bench) restoreSeries(row *restoreRow, c *client, g *shadow, files []str
 		}
 		if err := m.apply(g.workdir, tag); err != nil {
 			return err
+		}
+		if *restoreCaptured && c.daemon != nil {
+			if _, _, err := c.status(); err != nil {
+				return err
+			}
 		}
 		err := alternate(i, func() error {
 			d, r, err := c.restore(id)
