@@ -67,6 +67,8 @@ type Panel struct {
 	opts  Options
 	token string
 	port  string // the listener's port, once Serve is called; Host must carry it
+	// version names this build's assets in their URLs (version.go).
+	version string
 
 	mu   sync.Mutex
 	busy map[string]bool // workspaces with a restore in flight
@@ -81,7 +83,11 @@ func New(src Source, opts Options) (*Panel, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Panel{src: src, opts: opts, token: hex.EncodeToString(b), busy: map[string]bool{}}, nil
+	p := &Panel{src: src, opts: opts, token: hex.EncodeToString(b), busy: map[string]bool{}}
+	if opts.Assets != nil {
+		p.version = assetsVersion(opts.Assets)
+	}
+	return p, nil
 }
 
 // Token is the panel's secret: the URL that opens the panel carries it.

@@ -20,6 +20,9 @@ func (p *Panel) serveIndex(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b = bytes.ReplaceAll(b, []byte(tokenPlaceholder), []byte(p.token))
+	if p.version != "" {
+		b = bytes.ReplaceAll(b, []byte(`"/assets/`), []byte(`"/assets/v`+p.version+`/`))
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(b)
@@ -33,8 +36,9 @@ func (p *Panel) assets() http.Handler {
 		return http.NotFoundHandler()
 	}
 	return http.StripPrefix("/assets/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, err := sub.Open(r.URL.Path)
-		if err != nil || !fs.ValidPath(r.URL.Path) {
+		name, current := splitVersion(r.URL.Path, p.version)
+		f, err := sub.Open(name)
+		if err != nil || !fs.ValidPath(name) {
 			writeError(w, http.StatusNotFound, "no such file")
 			return
 		}
@@ -46,10 +50,16 @@ func (p *Panel) assets() http.Handler {
 		}
 		rs, ok := f.(io.ReadSeeker)
 		if !ok {
-			writeError(w, http.StatusInternalServerError, fmt.Sprintf("%s cannot be served", r.URL.Path))
+			writeError(w, http.StatusInternalServerError, fmt.Sprintf("%s cannot be served", name))
 			return
 		}
-		w.Header().Set("Cache-Control", "no-cache")
+		if current {
+			w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+		} else {
+			// Unversioned, or another build's version: this build's
+			// file, asked again next time.
+			w.Header().Set("Cache-Control", "no-cache")
+		}
 		http.ServeContent(w, r, st.Name(), time.Time{}, rs)
 	}))
 }
