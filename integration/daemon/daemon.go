@@ -82,6 +82,12 @@ func (d *Daemon) Run(roots []string) error {
 	if err != nil {
 		return err
 	}
+	// Requests for the workspaces named on the command line wait for them
+	// to open, from the first one the socket answers.
+	if err := d.srv.Reserve(roots); err != nil {
+		ln.Close()
+		return err
+	}
 	served := make(chan error, 1)
 	go func() { served <- d.srv.Serve(ln) }()
 	stopPanel := d.startPanel()

@@ -80,6 +80,8 @@ type space struct {
 	users sync.WaitGroup
 	// lastChange is the capture time (unix ns) of the newest change.
 	lastChange atomic.Int64
+	// reserved: registered by Reserve, its opening not begun (s.mu).
+	reserved bool
 }
 
 // wait waits for the workspace to be open.
@@ -131,10 +133,10 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.http.Shutdown(ct
 // and serves them; roots served already are left as they are.
 func (s *Server) Open(ctx context.Context, roots []string) (api.AddWorkspacesResult, error) {
 	res := api.AddWorkspacesResult{Workspaces: []api.AddedWorkspace{}}
+	if err := s.Reserve(roots); err != nil {
+		return res, err
+	}
 	for _, root := range roots {
-		if err := checkRoot(root); err != nil {
-			return res, err
-		}
 		root = filepath.Clean(root)
 		added, err := s.open(ctx, root)
 		if err != nil {
@@ -143,6 +145,27 @@ func (s *Server) Open(ctx context.Context, roots []string) (api.AddWorkspacesRes
 		res.Workspaces = append(res.Workspaces, api.AddedWorkspace{Root: root, Added: added})
 	}
 	return res, nil
+}
+
+// Reserve registers roots as being opened: from now on a request for one
+// of them waits for Open to open it, rather than being told that the
+// workspace is not served (a command that asks a daemon just started
+// would go on without it).
+func (s *Server) Reserve(roots []string) error {
+	for _, root := range roots {
+		if err := checkRoot(root); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, root := range roots {
+		root = filepath.Clean(root)
+		if _, ok := s.spaces[root]; !ok {
+			s.spaces[root] = &space{root: root, ready: make(chan struct{}), hub: newHub(), reserved: true}
+		}
+	}
+	return nil
 }
 
 func checkRoot(root string) error {
@@ -157,7 +180,8 @@ func checkRoot(root string) error {
 
 func (s *Server) open(ctx context.Context, root string) (bool, error) {
 	s.mu.Lock()
-	if sp, ok := s.spaces[root]; ok {
+	sp, ok := s.spaces[root]
+	if ok && !sp.reserved {
 		s.mu.Unlock()
 		_, err := sp.wait(ctx)
 		return false, err
@@ -166,8 +190,11 @@ func (s *Server) open(ctx context.Context, root string) (bool, error) {
 		s.mu.Unlock()
 		return false, errors.New("this server cannot add workspaces")
 	}
-	sp := &space{root: root, ready: make(chan struct{}), hub: newHub()}
-	s.spaces[root] = sp
+	if !ok {
+		sp = &space{root: root, ready: make(chan struct{}), hub: newHub()}
+		s.spaces[root] = sp
+	}
+	sp.reserved = false
 	s.mu.Unlock()
 
 	served, err := s.opts.Open(ctx, root)
