@@ -15,6 +15,14 @@ func (e *Engine) GC(ctx context.Context, req api.GCRequest) (api.GC, error) {
 		return api.GC{}, invalid("retention and retention_size must not be negative")
 	}
 	p := snapshot.Policy{MaxAge: time.Duration(req.RetentionSeconds) * time.Second, MaxSize: req.RetentionSize}
+	if !req.DryRun {
+		// A first import's contents still in the fast codec are made
+		// zstd now (a daemon does it in the background; without one,
+		// nothing else would), so the space gc reports is given back.
+		if _, _, err := e.ws.RecompressIfIdle(ctx); err != nil {
+			return api.GC{}, err
+		}
+	}
 	st, err := e.ws.Collect(ctx, p, req.DryRun)
 	if err != nil {
 		return api.GC{}, err

@@ -11,8 +11,25 @@ import (
 // between steps) and gives the space they held back. It does nothing when
 // no import left such contents.
 func (ws *Workspace) Recompress(ctx context.Context, pause func()) (store.RecompressStats, error) {
+	ws.recompressing.Lock()
+	defer ws.recompressing.Unlock()
 	if !ws.st.RecompressPending() {
 		return store.RecompressStats{}, nil
 	}
 	return ws.st.Recompress(ctx, pause)
+}
+
+// RecompressIfIdle is Recompress (without pauses) unless one runs already
+// (the daemon's, in the background), in which case it leaves the work to
+// it and reports ran false.
+func (ws *Workspace) RecompressIfIdle(ctx context.Context) (rs store.RecompressStats, ran bool, err error) {
+	if !ws.recompressing.TryLock() {
+		return rs, false, nil
+	}
+	defer ws.recompressing.Unlock()
+	if !ws.st.RecompressPending() {
+		return rs, false, nil
+	}
+	rs, err = ws.st.Recompress(ctx, nil)
+	return rs, true, err
 }

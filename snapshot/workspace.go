@@ -52,6 +52,8 @@ type Workspace struct {
 	unreadable unreadableSet
 	// hold: what retention keeps for replication (retain_replica.go).
 	hold replicaHold
+	// recompressing is held by the Recompress that runs (one at a time).
+	recompressing sync.Mutex
 }
 
 // Key names a workspace's store: the root's base name and a hash of its

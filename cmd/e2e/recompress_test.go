@@ -17,20 +17,7 @@ import (
 // gives back each file byte for byte.
 func TestImportRecompressed(t *testing.T) {
 	bothModes(t, func(t *testing.T, m mode) {
-		ws := newWorkspace(t, m)
-		want := map[string]string{}
-		for i := range 120 {
-			var b strings.Builder
-			for j := range 40 + i {
-				fmt.Fprintf(&b, "func f%d_%d(x int) int { return x*%d + %d }\n", i, j, (j*7919)%1000, (i*j*104729)%997)
-			}
-			rel := fmt.Sprintf("src/p%d/f%03d.go", i%7, i)
-			want[rel] = b.String()
-			ws.write(rel, want[rel])
-		}
-		want["tiny"] = "x"
-		ws.write("tiny", "x")
-		ws.start()
+		ws, want := recompressWorkspace(t, m)
 		initial := ws.initial()
 		if m == embedded {
 			if ws.recompressMark() == "" {
@@ -42,6 +29,44 @@ func TestImportRecompressed(t *testing.T) {
 		ws.waitRecompressed()
 		ws.assertRestoresInitial(initial, want, "after recompressing")
 	})
+}
+
+// TestGCRecompressesEmbeddedImport: without a daemon, nothing recompresses
+// a first import's contents in the background; ckpt gc does (not
+// --dry-run), and every file restores exactly after it.
+func TestGCRecompressesEmbeddedImport(t *testing.T) {
+	ws, want := recompressWorkspace(t, embedded)
+	initial := ws.initial()
+	ws.ckptOK("gc", "--dry-run")
+	if ws.recompressMark() == "" {
+		t.Fatal("ckpt gc --dry-run recompressed the first import's contents (or the import did not use the fast codec)")
+	}
+	ws.ckptOK("gc")
+	if mark := ws.recompressMark(); mark != "" {
+		t.Fatalf("after ckpt gc the store still has its recompress mark %s", mark)
+	}
+	ws.assertRestoresInitial(initial, want, "after ckpt gc recompressed")
+}
+
+// recompressWorkspace is a started workspace of 120 compressible Go files
+// and a tiny one, and what they hold.
+func recompressWorkspace(t *testing.T, m mode) (*workspace, map[string]string) {
+	t.Helper()
+	ws := newWorkspace(t, m)
+	want := map[string]string{}
+	for i := range 120 {
+		var b strings.Builder
+		for j := range 40 + i {
+			fmt.Fprintf(&b, "func f%d_%d(x int) int { return x*%d + %d }\n", i, j, (j*7919)%1000, (i*j*104729)%997)
+		}
+		rel := fmt.Sprintf("src/p%d/f%03d.go", i%7, i)
+		want[rel] = b.String()
+		ws.write(rel, want[rel])
+	}
+	want["tiny"] = "x"
+	ws.write("tiny", "x")
+	ws.start()
+	return ws, want
 }
 
 // recompressMark is the path of the store's recompress mark, or "".
