@@ -275,15 +275,23 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 	time.Sleep(ReclaimGrace)
 	// Reopening flushes the memtables and moves the value log on to a new
 	// file, so that the one that held the deleted contents can be
-	// collected (rotate). Writers wait meanwhile.
+	// collected (rotate). Writers wait meanwhile. The room is checked
+	// again: the disk may have filled during the grace, and a flush into
+	// a full file system is a SIGBUS.
 	s.mu.Lock()
-	err = s.db.DropPrefix(sentinel)
+	err = s.checkRoom(0, false)
+	if err == nil {
+		err = s.db.DropPrefix(sentinel)
+	}
 	if err == nil {
 		err = s.rotate()
 	}
 	s.mu.Unlock()
 	if err != nil {
 		return rs, fmt.Errorf("store flush: %w", err)
+	}
+	if err := s.checkRoom(0, false); err != nil {
+		return rs, err
 	}
 	if err := s.db.Flatten(max(1, min(2, runtime.NumCPU()/2))); err != nil {
 		return rs, fmt.Errorf("store flatten: %w", err)
@@ -292,7 +300,10 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		// Writers wait while a file is rewritten: Badger's GC reads the
 		// memtable's version unsynchronized with writes.
 		s.mu.Lock()
-		err := s.db.RunValueLogGC(gcDiscardRatio)
+		err := s.checkRoom(0, false)
+		if err == nil {
+			err = s.db.RunValueLogGC(gcDiscardRatio)
+		}
 		s.mu.Unlock()
 		// The GC reads a whole value-log file through its mapping and
 		// writes what it keeps to the current one: without this, a

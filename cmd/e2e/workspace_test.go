@@ -423,6 +423,13 @@ func logTail(name string) string {
 	if err != nil {
 		return ""
 	}
+	// A Go crash dumps every goroutine: its cause is at the start.
+	for _, mark := range []string{"panic: ", "fatal error: ", "unexpected fault", "unexpected signal"} {
+		if i := bytes.Index(b, []byte(mark)); i >= 0 {
+			b = b[i:min(len(b), i+4000)]
+			return "\nckptd crashed (log from the crash):\n" + string(b)
+		}
+	}
 	if len(b) > 4000 {
 		b = b[len(b)-4000:]
 	}

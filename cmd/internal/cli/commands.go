@@ -35,7 +35,7 @@ var topCommands = []topCommand{
 	one("review", newReviewCommand),
 	one("workspaces", newWorkspacesCommand),
 	one("gc", newGCCommand),
-	{[]string{"push", "clone", "remote"}, addRemoteCommands},
+	{[]string{"push", "pull", "clone", "remote"}, addRemoteCommands},
 }
 
 // addCommands adds to root the command that args run, and only it:
