@@ -212,6 +212,11 @@ func TestPullBadInputAndDaemon(t *testing.T) {
 	if out := b.ok(dst, "status"); !strings.Contains(out, "No drift") {
 		t.Errorf("status after a refused pull:\n%s", out)
 	}
+	// No remote is bad input first, whoever serves the workspace.
+	b.ok(plain, "status")
+	if r := b.ckpt(plain, nil, "pull"); r.code != 2 || !strings.Contains(r.stderr, "no remote configured") {
+		t.Errorf("pull of a workspace with no remote, with a daemon running: %s", r)
+	}
 }
 
 // An encrypted remote pulls with its key, and not without it.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/ckptdev/ckpt/config"
@@ -13,6 +12,7 @@ import (
 	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/internal/plural"
+	"github.com/ckptdev/ckpt/internal/statedir"
 	"github.com/ckptdev/ckpt/snapshot"
 	"github.com/ckptdev/ckpt/store"
 	"github.com/ckptdev/ckpt/store/remote"
@@ -34,7 +34,7 @@ func PullURL(cfg *config.Config, root string) string {
 
 // urlFile holds the remote a clone was cloned from.
 func urlFile(stateDir, root string) string {
-	return filepath.Join(snapshot.StoreDir(stateDir, root), "remote-url")
+	return statedir.RemoteURLFile(stateDir, root)
 }
 
 // Pull brings into the workspace the checkpoints of its name in the remote

@@ -30,3 +30,9 @@ func Known(stateDir, root string) bool {
 func ReplicationFile(stateDir, root string) string {
 	return filepath.Join(StoreDir(stateDir, root), "replication.json")
 }
+
+// RemoteURLFile holds the remote the workspace at root was cloned from
+// (what ckpt pull reads when no remote is configured).
+func RemoteURLFile(stateDir, root string) string {
+	return filepath.Join(StoreDir(stateDir, root), "remote-url")
+}

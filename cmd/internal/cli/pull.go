@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/fault"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/internal/plural"
+	"github.com/ckptdev/ckpt/internal/statedir"
 )
 
 // errPullDaemon: a pull writes the store, which a serving daemon owns.
@@ -31,6 +34,10 @@ serving the workspace it is refused.`,
 		Args:   noArgs,
 		PreRun: func(*cobra.Command, []string) { g.ownStore = true },
 		RunE: run(g, func(ctx context.Context, b backend) error {
+			// Bad input before anything else: no remote to pull from.
+			if _, err := os.Stat(statedir.RemoteURLFile(g.cfg.StateDir, g.root)); g.cfg.Remote == "" && err != nil {
+				return config.ErrNoRemote
+			}
 			if viaDaemon(b) {
 				return fmt.Errorf("%w %s: ckpt pull writes its history and files, which the daemon owns; run `ckpt workspaces forget` (or stop ckptd), pull, and a later command gives the workspace back to the daemon", errPullDaemon, g.root)
 			}
