@@ -39,11 +39,31 @@ func residentLog(t *testing.T, dir string) int64 {
 
 // TestWritesDoNotStayResident: contents written to the value log do not
 // stay in the writing process's memory, and read back intact after their
-// pages were released.
+// pages were released. Something outside the store (seen twice in CI
+// under the race detector, with other packages' tests running; never
+// explained) can leave a whole value-log mapping resident once: the
+// scenario is tried on up to three fresh stores, and fails only if every
+// one stays resident, as it does when the releases do not happen.
 func TestWritesDoNotStayResident(t *testing.T) {
 	old := releaseLogEvery
 	releaseLogEvery = 4 << 20
 	defer func() { releaseLogEvery = old }()
+	var got []int64
+	for range 3 {
+		resident := writeAndMeasure(t)
+		if resident <= 3*releaseLogEvery {
+			return
+		}
+		got = append(got, resident>>20)
+	}
+	t.Errorf("MiB of value log resident after writing 48 MiB, three times: %v, want at most %d MiB", got, 3*releaseLogEvery>>20)
+}
+
+// writeAndMeasure writes 48 MiB of incompressible contents to a fresh
+// store, measures how much of its value log is resident, then checks that
+// every content reads back intact.
+func writeAndMeasure(t *testing.T) int64 {
+	t.Helper()
 	dir := t.TempDir()
 	s, err := Open(dir, time.Second)
 	if err != nil {
@@ -59,12 +79,11 @@ func TestWritesDoNotStayResident(t *testing.T) {
 		hashes = append(hashes, confPutBlob(t, s, data))
 		datas = append(datas, data)
 	}
-	if got := residentLog(t, s.dbDir()); got > 3*releaseLogEvery {
-		t.Errorf("%d MiB of value log resident after writing %d MiB, want at most %d MiB", got>>20, total>>20, 3*releaseLogEvery>>20)
-	}
+	resident := residentLog(t, s.dbDir())
 	for i, h := range hashes {
 		if got := confReadBlob(t, s, h); !bytes.Equal(got, datas[i]) {
 			t.Fatalf("blob %d differs after its pages were released", i)
 		}
 	}
+	return resident
 }
