@@ -81,29 +81,16 @@ func caughtUp(t *testing.T, a *machine, root, url, name string) {
 	}
 	var l logJSON
 	a.json(root, &l, "log")
-	var ls struct {
-		Workspaces []struct {
-			Name        string `json:"name"`
-			Checkpoints []struct {
-				CheckpointID string `json:"checkpoint_id"`
-			} `json:"checkpoints"`
-		} `json:"workspaces"`
-	}
-	b := newMachine(t, url)
-	b.json(b.base, &ls, "remote", "ls")
 	have := map[string]bool{}
-	for _, w := range ls.Workspaces {
-		for _, cp := range w.Checkpoints {
-			if w.Name == name {
-				have[cp.CheckpointID] = true
-			}
-		}
+	for _, id := range remoteCheckpoints(t, url, name) {
+		have[id] = true
 	}
 	for _, cp := range l.Checkpoints {
 		if !have[cp.CheckpointID] {
 			t.Errorf("checkpoint %s (%s) is not replicated", cp.CheckpointID, cp.Message)
 		}
 	}
+	b := newMachine(t, url)
 	dst := filepath.Join(b.base, "clone")
 	b.ok(b.base, "clone", url, name, dst)
 	sameTree(t, readTree(t, dst), readTree(t, root))
