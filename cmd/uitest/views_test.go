@@ -101,7 +101,7 @@ func TestPathHistory(t *testing.T) {
 			t.Errorf("history lacks %q:\n%s", want, text)
 		}
 	}
-	p.wait(`document.querySelector('#version-diff tr.add') !== null`)
+	p.wait(`document.querySelector('#version-diff tr.add td.code') !== null`)
 	if got := p.str(`document.querySelector('#version-diff tr.add td.code').textContent`); !strings.Contains(got, "v3 mine") {
 		t.Errorf("the diff between the two newest versions adds %q", got)
 	}

@@ -49,9 +49,11 @@ function render(d) {
     h('td', {}, h('span', { class: `kind ${v.kind}` }, v.kind)), h('td', { class: 'by' }, by(v)),
     h('td', {}, v.checkpoint_id ? h('code', {}, v.checkpoint_id) : ''), h('td', { class: 'num' }, v.kind === 'deleted' ? '' : `${v.size} B`),
     h('td', {}, h('button', { type: 'button', class: 'act restore-version', onclick: () => restoreVersion(v), 'aria-label': `Restore version ${v.ref} of ${d.path}` }, 'Restore'))));
+  // A live update keeps the diff on screen until its replacement arrives.
+  const pane = root.querySelector('#version-diff') || h('div', { id: 'version-diff' });
   root.replaceChildren(h('h2', {}, 'History of ', h('code', {}, d.path)), form(),
     h('table', { class: 'versions' }, h('thead', {}, h('tr', {}, ['from', 'to', 'version', 'when', 'kind', 'by', 'checkpoint', 'size', ''].map((t) => h('th', {}, t)))), h('tbody', {}, rows)),
-    h('div', { id: 'version-diff' }));
+    pane);
   refresh();
   diff();
 }
@@ -61,11 +63,16 @@ function refresh() {
   for (const b of root.querySelectorAll('button.restore-version')) b.disabled = app.busy;
 }
 
+// diffSeq numbers diff requests so that only the newest one is shown.
+let diffSeq = 0;
+
 async function diff() {
   const pane = root.querySelector('#version-diff');
   if (!pane || !pick.a || !pick.b) return;
+  const mine = ++diffSeq;
   const [from, to] = seq(pick.a) <= seq(pick.b) ? [pick.a, pick.b] : [pick.b, pick.a];
   const d = await get('version-diff', { ws: app.ws, path: hist.path, from, to });
+  if (mine !== diffSeq) return;
   pane.replaceChildren(diffList(`${from} → ${to}`, d.files, diff));
 }
 
