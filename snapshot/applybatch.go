@@ -82,7 +82,7 @@ func (a *applier) writeBatch(batch []store.IntentAction) {
 	a.mu.Unlock()
 	errs := syncStaged(a.root, staged)
 	crashPoint(crashStaged)
-	inParallel(len(batch), func(i int) {
+	inParallel(len(batch), stageWorkers, func(i int) {
 		act, s := batch[i], staged[i]
 		if s.tmp == "" {
 			return
@@ -250,24 +250,4 @@ func place(root *os.Root, tmp, target string) error {
 		root.Remove(tmp)
 	}
 	return err
-}
-
-// inParallel runs fn(0..n-1) on up to stageWorkers goroutines.
-func inParallel(n int, fn func(i int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(n, stageWorkers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"errors"
 	"os"
-	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -58,7 +57,7 @@ func syncStaged(root *os.Root, staged []stagedFile) []error {
 			}
 		}
 	}
-	concurrently(len(files), func(k int) {
+	inParallel(len(files), syncWorkers, func(k int) {
 		i := files[k]
 		errs[i] = staged[i].f.Sync()
 		if cerr := staged[i].f.Close(); errs[i] == nil {
@@ -85,7 +84,7 @@ func syncDirs(root *os.Root, dirs map[string]bool, staged int) error {
 		list = append(list, d)
 	}
 	errs := make([]error, len(list))
-	concurrently(len(list), func(i int) {
+	inParallel(len(list), syncWorkers, func(i int) {
 		d, err := root.Open(list[i])
 		if err != nil {
 			return
@@ -98,30 +97,6 @@ func syncDirs(root *os.Root, dirs map[string]bool, staged int) error {
 		}
 	})
 	return errors.Join(errs...)
-}
-
-// concurrently runs fn(0..n-1) on up to syncWorkers goroutines.
-func concurrently(n int, fn func(i int)) {
-	if n == 1 {
-		fn(0)
-		return
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(n, syncWorkers) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 // syncFS makes everything written to the workspace's file system durable.
