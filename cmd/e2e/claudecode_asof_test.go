@@ -119,7 +119,7 @@ func replayLateInterrupt(t *testing.T, m mode, killFollower bool) {
 // hook (found by its command line), and waits until it is gone.
 func stopFollower(t *testing.T, session string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(commandTimeout)
 	for time.Now().Before(deadline) {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {

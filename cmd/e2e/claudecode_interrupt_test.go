@@ -17,7 +17,7 @@ type lastRunJSON struct {
 
 // followWait bounds how long the transcript follower may take to end an
 // interrupted run (it polls every 100 ms).
-const followWait = 5 * time.Second
+const followWait = 20 * time.Second
 
 // waitRunEnded waits until the run is no longer open.
 func waitRunEnded(t *testing.T, ws *workspace, session, run string, within time.Duration) time.Duration {
@@ -75,7 +75,7 @@ func TestClaudeCodeInterrupt(t *testing.T) {
 		ws.write("notes.txt", "the person's notes, edited after the interrupt\n")
 		time.Sleep(200 * time.Millisecond)
 		unlock()
-		took := waitRunEnded(t, ws, c.id, "turn-1", 10*time.Second)
+		took := waitRunEnded(t, ws, c.id, "turn-1", followWait)
 		t.Logf("the interrupted run ended %s after the person's edits", took.Round(time.Millisecond))
 		if st := ws.status(); !st.Drifted {
 			t.Errorf("the person's edits after the interrupt are not drift: %+v", st.Changes)
@@ -124,7 +124,7 @@ func TestClaudeCodeStopFailure(t *testing.T) {
 		p := c.startInteractive()
 		p.send(`{"type":"user","message":{"role":"user","content":"[[script:t1]] go"}}`)
 		p.waitResult()
-		waitRunEnded(t, ws, c.id, "turn-1", 5*time.Second)
+		waitRunEnded(t, ws, c.id, "turn-1", followWait)
 		p.close()
 		names, _ := c.recordedPayloads()
 		var events []string

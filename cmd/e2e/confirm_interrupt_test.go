@@ -77,19 +77,23 @@ func TestConfirmCtrlC(t *testing.T) {
 					if errors.As(err, &ee) {
 						code = ee.ExitCode()
 					}
-				case <-time.After(3 * time.Second):
+				case <-time.After(10 * time.Second):
 					cmd.Process.Kill()
 					<-done
-					t.Fatalf("ckpt %s still waits for its answer 3s after one Ctrl-C", verb)
+					t.Fatalf("ckpt %s still waits for its answer 10s after one Ctrl-C", verb)
 				}
-				time.Sleep(50 * time.Millisecond)
-				for more := true; more; {
+				// What ckpt wrote last may still be on its way through the
+				// terminal to the reader.
+				for late := time.After(10 * time.Second); !strings.Contains(out.String(), "ckpt: interrupted"); {
+					s, ok := "", true
 					select {
-					case s, ok := <-seen:
-						out.WriteString(s)
-						more = ok
-					default:
-						more = false
+					case s, ok = <-seen:
+					case <-late:
+						ok = false
+					}
+					out.WriteString(s)
+					if !ok {
+						break
 					}
 				}
 				if code != 130 || !strings.Contains(out.String(), "ckpt: interrupted") {

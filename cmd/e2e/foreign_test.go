@@ -108,13 +108,13 @@ func startFakeDaemon(t *testing.T, root string) string {
 		t.Fatalf("start the fake daemon as uid %d: %v", nobody, err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if c, err := net.Dial("unix", sock); err == nil {
 			c.Close()
 			return sock
 		}
 	}
-	t.Fatalf("the fake daemon did not listen on %s within 10s: %s", sock, stderr.String())
+	t.Fatalf("the fake daemon did not listen on %s within 30s: %s", sock, stderr.String())
 	return ""
 }
 

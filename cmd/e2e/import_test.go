@@ -64,7 +64,7 @@ func TestStatusDuringFirstImport(t *testing.T) {
 	// the moment the socket exists (the daemon is then still opening the
 	// workspace). No ckpt before the socket answers: it would import the
 	// workspace itself.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	sock := filepath.Join(ws.state, "ckptd.sock")
 	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
@@ -86,7 +86,7 @@ func TestStatusDuringFirstImport(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ckptd's socket does not answer within 10s: %v%s", err, logTail(log.Name()))
+			t.Fatalf("ckptd's socket does not answer within 30s: %v%s", err, logTail(log.Name()))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -97,7 +97,7 @@ func TestStatusDuringFirstImport(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ckpt status was not answered by the daemon within 10s: %s%s", r, logTail(log.Name()))
+			t.Fatalf("ckpt status was not answered by the daemon within 30s: %s%s", r, logTail(log.Name()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

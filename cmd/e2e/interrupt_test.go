@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,12 +43,32 @@ func interruptAndWait(t *testing.T, cmd *exec.Cmd, delay time.Duration) int {
 			t.Fatal(err)
 		}
 		return 0
-	case <-time.After(5 * time.Second):
+	case <-time.After(15 * time.Second):
 		cmd.Process.Kill()
 		<-done
-		t.Fatalf("ckpt %s did not exit within 5s of SIGINT", strings.Join(cmd.Args[1:], " "))
+		t.Fatalf("ckpt %s did not exit within 15s of SIGINT", strings.Join(cmd.Args[1:], " "))
 	}
 	return -1
+}
+
+// waitHasOpen waits until cmd's process has path open: a ckpt waiting for
+// a lock has opened its file, and has set up its SIGINT handling before.
+// A SIGINT sent earlier, on a loaded machine, could kill a process that is
+// still starting instead.
+func waitHasOpen(t *testing.T, cmd *exec.Cmd, path string) {
+	t.Helper()
+	fds := fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid)
+	for deadline := time.Now().Add(commandTimeout); ; time.Sleep(10 * time.Millisecond) {
+		entries, _ := os.ReadDir(fds)
+		for _, e := range entries {
+			if target, _ := os.Readlink(filepath.Join(fds, e.Name())); target == path {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ckpt %s did not open %s within %s", strings.Join(cmd.Args[1:], " "), path, commandTimeout)
+		}
+	}
 }
 
 // TestInterruptExits130: Ctrl-C on a command that waits (here for another
@@ -79,12 +100,14 @@ func TestInterruptExits130(t *testing.T) {
 			args = append(args, "--json")
 		}
 		var stdout, stderr bytes.Buffer
+		cmd := ws.startCkpt(&stdout, &stderr, args...)
+		waitHasOpen(t, cmd, locks[0])
 		start := time.Now()
-		code := interruptAndWait(t, ws.startCkpt(&stdout, &stderr, args...), 500*time.Millisecond)
+		code := interruptAndWait(t, cmd, 100*time.Millisecond)
 		if code != 130 {
 			t.Errorf("ckpt %s on SIGINT: exit %d, want 130\nstderr: %s", strings.Join(args, " "), code, stderr.String())
 		}
-		if took := time.Since(start); took > 3*time.Second {
+		if took := time.Since(start); took > 10*time.Second {
 			t.Errorf("ckpt %s took %s to stop on SIGINT (lock_timeout is 30s)", strings.Join(args, " "), took)
 		}
 		if got := stderr.String(); got != "ckpt: interrupted\n" {
@@ -118,9 +141,10 @@ func TestInterruptExecClosesTheWindow(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		cmd := ws.startCkpt(&stdout, &stderr, "exec", "--session", "s", "--run", "r1", "--call", "c1", "--json", "--",
 			"sh", "-c", "echo b > b.txt; exec sleep 30")
-		deadline := time.Now().Add(5 * time.Second)
-		for !ws.exists("b.txt") && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
+		for deadline := time.Now().Add(commandTimeout); !ws.exists("b.txt"); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("ckpt exec did not run its command within %s", commandTimeout)
+			}
 		}
 		code := interruptAndWait(t, cmd, 200*time.Millisecond)
 		if code != 130 {

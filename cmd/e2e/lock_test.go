@@ -17,7 +17,7 @@ import (
 // command on the workspace still runs at once. An embedded command lets go
 // of the store (and its lock) before it writes its answer.
 func TestSlowReaderDoesNotHoldTheStore(t *testing.T) {
-	const lockTimeout = 3 * time.Second
+	const lockTimeout = 10 * time.Second
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m, fmt.Sprintf("CKPT_LOCK_TIMEOUT=%s", lockTimeout))
 		var before, after strings.Builder
@@ -107,7 +107,7 @@ func TestSlowReaderDoesNotHoldTheStore(t *testing.T) {
 // store is not held while CMD runs, and the window still reports CMD's
 // changes.
 func TestExecDoesNotHoldTheStore(t *testing.T) {
-	const lockTimeout = 3 * time.Second
+	const lockTimeout = 10 * time.Second
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m, fmt.Sprintf("CKPT_LOCK_TIMEOUT=%s", lockTimeout))
 		ws.write("a.txt", "a\n")
@@ -161,7 +161,7 @@ func TestConfirmDoesNotHoldTheStore(t *testing.T) {
 }
 
 func testConfirmDoesNotHoldTheStore(t *testing.T, verb string) {
-	const lockTimeout = 3 * time.Second
+	const lockTimeout = 10 * time.Second
 	bothModes(t, func(t *testing.T, m mode) {
 		ws := newWorkspace(t, m, fmt.Sprintf("CKPT_LOCK_TIMEOUT=%s", lockTimeout))
 		ws.write("a.txt", "a1\n")

@@ -19,7 +19,7 @@ func TestConcurrentRestoreConflict(t *testing.T) {
 	requireDaemon(t)
 	for _, second := range []string{"restore", "revert", "undo"} {
 		t.Run(second, func(t *testing.T) {
-			ws := newWorkspace(t, daemon, "CKPT_TEST_HOLD_RESTORE=2s")
+			ws := newWorkspace(t, daemon, "CKPT_TEST_HOLD_RESTORE=4s")
 			ws.write("a.txt", "a1\n")
 			ws.start()
 			var cp checkpointJSON
@@ -31,7 +31,13 @@ func TestConcurrentRestoreConflict(t *testing.T) {
 
 			var out1, err1 bytes.Buffer
 			first := ws.startCkpt(&out1, &err1, "restore", cp.CheckpointID, "--yes", "--json")
-			time.Sleep(700 * time.Millisecond) // the first is past its guard, applying
+			// The first is in flight once its guard is in the log: it is
+			// held there (CKPT_TEST_HOLD_RESTORE) before it applies.
+			for deadline := time.Now().Add(commandTimeout); ws.logLen() == logBefore; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the first restore made no guard within %s", commandTimeout)
+				}
+			}
 			args := map[string][]string{
 				"restore": {"restore", cp.CheckpointID, "--yes", "--json"},
 				"revert":  {"revert", "--session", "s", "--run", "r1", "--yes", "--json"},
@@ -47,7 +53,7 @@ func TestConcurrentRestoreConflict(t *testing.T) {
 				strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "in flight") {
 				t.Errorf("ckpt %s while a restore is in flight: want exit 1 and one line saying a restore is in flight, got\n%s", second, r)
 			}
-			if took > time.Second {
+			if took > 2*time.Second {
 				t.Errorf("ckpt %s waited %s for the restore in flight instead of refusing at once", second, took)
 			}
 			if code := waitExit(t, first); code != 0 {

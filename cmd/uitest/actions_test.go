@@ -158,10 +158,13 @@ func TestReviewMarksSurviveReload(t *testing.T) {
 	d := startDaemon(t, map[string]string{"a.txt": "one\n"})
 	agentTurn(d, "r1")
 	p := d.open(t, runHash("s1", "r1"))
+	// The review event can re-render a row before the POST that set the
+	// mark returns: until it does, the panel is busy and every row's
+	// buttons stay disabled (a click does nothing), so each wait is for both.
 	p.click(row("util.go") + " button.accept")
-	p.wait(rowJS("util.go") + `?.dataset.review === 'accepted'`)
+	p.wait(rowJS("util.go") + `?.dataset.review === 'accepted' && !window.ckpt.busy`)
 	p.click(row("a.txt") + " button.reject")
-	p.wait(rowJS("a.txt") + `?.dataset.review === 'rejected'`)
+	p.wait(rowJS("a.txt") + `?.dataset.review === 'rejected' && !window.ckpt.busy`)
 	p.run(chromedp.Reload())
 	p.wait(`document.body.dataset.gen >= 1 && ` + rowJS("a.txt") + `?.dataset.review === 'rejected'`)
 	if p.str(rowJS("util.go")+".dataset.review") != "accepted" {
@@ -195,7 +198,7 @@ func TestReviewMarksSurviveReload(t *testing.T) {
 	p.run(chromedp.Reload()) // and a mark cleared by the CLI stays cleared after a reload
 	p.wait(`document.body.dataset.gen >= 1 && ` + rowJS("util.go") + `?.dataset.review === ''`)
 	p.click(row("a.txt") + " button.clear")
-	p.wait(rowJS("a.txt") + `?.dataset.review === ''`)
+	p.wait(rowJS("a.txt") + `?.dataset.review === '' && !window.ckpt.busy`)
 	if p.disabled(row("a.txt") + " button.rollback") {
 		t.Error("Rollback stays disabled after the mark is cleared")
 	}

@@ -117,7 +117,7 @@ func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
 // navigation: a poll in a page that went away is started again).
 func (p *page) wait(cond string) {
 	p.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ctx, cancel := context.WithDeadline(p.ctx, deadline)
 		_, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(time.Until(deadline))))

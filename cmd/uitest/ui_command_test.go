@@ -62,7 +62,7 @@ func TestCkptUIStartsTheDaemonAndPrintsTheURL(t *testing.T) {
 	if err != nil || res2["started"] != false || int(res2["pid"].(float64)) != pid || res2["opened"] != true {
 		t.Fatalf("second ckpt ui: %v %s", err, out)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		b, _ := os.ReadFile(filepath.Join(tmp, "opened"))
 		if strings.TrimSpace(string(b)) == res2["url"] {

@@ -55,13 +55,19 @@ func SkipReason() string {
 // it. It fails if CKPT_WEED is set but the server does not come up.
 func Start(dir string) (*Server, error) {
 	s := &Server{Bin: os.Getenv("CKPT_WEED"), Dir: dir, ports: map[string]int{}}
+	// Every listener stays open until all ports are chosen: closed at once,
+	// the next pick could be handed the same port again.
+	var held []net.Listener
 	for _, name := range []string{"master", "master.grpc", "volume", "volume.grpc", "filer", "filer.grpc", "s3", "s3.grpc"} {
-		p, err := freePort()
+		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
+			closeAll(held)
 			return nil, err
 		}
-		s.ports[name] = p
+		held = append(held, l)
+		s.ports[name] = l.Addr().(*net.TCPAddr).Port
 	}
+	closeAll(held)
 	s.Endpoint = fmt.Sprintf("http://127.0.0.1:%d", s.ports["s3"])
 	conf := fmt.Sprintf(`{"identities":[{"name":"ckpt","credentials":[{"accessKey":%q,"secretKey":%q}],"actions":["Admin","Read","Write","List","Tagging"]}]}`, AccessKey, SecretKey)
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
@@ -73,13 +79,10 @@ func Start(dir string) (*Server, error) {
 	return s, s.Restart()
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+func closeAll(ls []net.Listener) {
+	for _, l := range ls {
+		l.Close()
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Restart starts the server again (after Kill) on the same ports and data,
