@@ -43,7 +43,8 @@ type Store struct {
 
 	valueThreshold int64 // db's; changes with db, under mu
 
-	size sizeCache // Size, measured at most once per sizeTTL
+	size    sizeCache    // Size, measured at most once per sizeTTL
+	lastRun lastRunCache // LastRun, kept at each commit
 	// logWritten: bytes committed since the value log's pages were last
 	// released (release.go), under mu.
 	logWritten int64
