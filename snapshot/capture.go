@@ -341,7 +341,7 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 // read. Once ctx is done no further candidate is handed out; the caller
 // drains the pipe.
 func (ws *Workspace) readParallel(ctx context.Context, root *os.Root, cands []candidate) *pipe {
-	results := newPipe()
+	results := newPipe(len(cands))
 	jobs := make(chan candidate)
 	var wg sync.WaitGroup
 	for range min(ws.opts.Workers, max(len(cands), 1)) {

@@ -36,7 +36,7 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 	defer cancel()
 
 	jobs := make(chan candidate, 4096)
-	results := newPipe()
+	results := newPipe(pipeLen)
 	var readers sync.WaitGroup
 	for range ws.opts.Workers {
 		readers.Add(1)

@@ -20,8 +20,10 @@ const (
 	pipeLen   = 4096
 )
 
-func newPipe() *pipe {
-	p := &pipe{ch: make(chan observed, pipeLen)}
+// newPipe makes a pipe for up to n results (pipeLen at most): a capture of
+// a few files does not allocate (and clear) room for thousands.
+func newPipe(n int) *pipe {
+	p := &pipe{ch: make(chan observed, min(max(n, 1), pipeLen))}
 	p.room.L = &p.mu
 	return p
 }

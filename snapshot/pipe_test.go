@@ -8,7 +8,7 @@ import (
 // The pipe holds one result of any size, and no more than pipeBytes in
 // all once it holds something: a send past that waits for a recv.
 func TestPipeHoldsAtMostItsBytes(t *testing.T) {
-	p := newPipe()
+	p := newPipe(pipeLen)
 	big := observed{path: "big", chunks: [][]byte{make([]byte, pipeBytes+1)}}
 	half := observed{path: "half", chunks: [][]byte{make([]byte, pipeBytes/2)}}
 	p.send(big) // over the limit, but the pipe is empty

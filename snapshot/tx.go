@@ -159,13 +159,7 @@ func (ws *Workspace) Run(session, run string) (rec store.Run, err error) {
 }
 
 // LastRun is the most recently started run's record, or store.ErrNotFound.
-func (ws *Workspace) LastRun() (rec store.Run, err error) {
-	err = ws.st.View(func(r *store.Reader) error {
-		rec, err = r.LastRun()
-		return err
-	})
-	return rec, err
-}
+func (ws *Workspace) LastRun() (store.Run, error) { return ws.st.LastRun() }
 
 // ToolWindow is a tool window's record, or store.ErrNotFound.
 func (ws *Workspace) ToolWindow(session, run, call string) (tw store.ToolWindow, err error) {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -43,7 +41,9 @@ type Store struct {
 
 	valueThreshold int64 // db's; changes with db, under mu
 
-	size sizeCache // Size, measured at most once per sizeTTL
+	size    sizeCache    // Size, measured at most once per sizeTTL
+	lastRun lastRunCache // LastRun, kept at each commit
+	files   storeFiles   // what measureSize knows of the store's files
 	// logWritten: bytes committed since the value log's pages were last
 	// released (release.go), under mu.
 	logWritten int64
@@ -230,26 +230,7 @@ func (s *Store) Fingerprint() Fingerprint {
 func (s *Store) Size() int64 { return s.size.get(s.measureSize) }
 
 // measureSize adds up the blocks of the store's files.
-func (s *Store) measureSize() int64 {
-	var n int64
-	filepath.WalkDir(s.dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if d.Name() == reserveName {
-				return nil // free space held for Badger, not stored data
-			}
-			if info, err := d.Info(); err == nil {
-				// Blocks, not the apparent size: Badger preallocates.
-				if st, ok := info.Sys().(*syscall.Stat_t); ok {
-					n += st.Blocks * 512
-				} else {
-					n += info.Size()
-				}
-			}
-		}
-		return nil
-	})
-	return n
-}
+func (s *Store) measureSize() int64 { return s.files.measure(s.dir, time.Now()) }
 
 // View runs fn in a read-only snapshot.
 func (s *Store) View(fn func(*Reader) error) error {

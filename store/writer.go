@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -19,6 +20,7 @@ type Writer struct {
 	size  int64
 	count int
 	bytes int64 // keys and values set since the last commit, as written
+	runs  []Run // runs put since the last commit (lastRunCache)
 }
 
 // Write runs fn with the store's only writer and commits what it wrote.
@@ -61,7 +63,8 @@ func (w *Writer) commit(reopen bool) error {
 	}
 	w.s.head, w.s.fp = w.head, w.fp
 	w.s.noteCommitted(w.bytes)
-	w.size, w.count, w.bytes = 0, 0, 0
+	w.s.lastRun.committed(w.runs)
+	w.size, w.count, w.bytes, w.runs = 0, 0, 0, nil
 	if reopen {
 		w.txn = w.s.db.NewTransaction(true)
 	}
@@ -236,7 +239,14 @@ func (w *Writer) PutLastRestore(lr LastRestore) error {
 }
 
 // PutRun stores a run's baseline record.
-func (w *Writer) PutRun(r Run) error { return w.setJSON(runKey(r.Session, r.Run), r) }
+func (w *Writer) PutRun(r Run) error {
+	if err := w.setJSON(runKey(r.Session, r.Run), r); err != nil {
+		return err
+	}
+	r.Drift = slices.Clone(r.Drift) // the cache's copy: the caller's may change
+	w.runs = append(w.runs, r)
+	return nil
+}
 
 // PutToolWindow stores a tool window.
 func (w *Writer) PutToolWindow(t ToolWindow) error {

@@ -37,3 +37,36 @@ func TestLimitMemoryFollowsTheLiveHeap(t *testing.T) {
 		t.Errorf("with GOMEMLIMIT set the limit became %d", got)
 	}
 }
+
+// TestLimitMemoryCountsWhatTheHeapCannotGiveBack: with the live heap
+// scattered over spans (an eighth of each span's slots kept), the memory
+// the runtime holds is far more than the live heap; a limit under it
+// makes the collector run continuously. The limit must leave room above
+// what the runtime holds after a collection.
+func TestLimitMemoryCountsWhatTheHeapCannotGiveBack(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+
+	all := make([]*[256]byte, 1<<19) // 128 MiB of 256-byte objects
+	for i := range all {
+		all[i] = new([256]byte)
+	}
+	keep := make([]*[256]byte, 0, len(all)/8) // 16 MiB of them kept
+	for i := 0; i < len(all); i += 8 {
+		keep = append(keep, all[i])
+	}
+	all = nil
+	runtime.GC()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	limitMemory(ctx)
+	limit := debug.SetMemoryLimit(-1)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	held := int64(ms.Sys - ms.HeapReleased - (ms.HeapIdle - ms.HeapReleased))
+	if limit < held+int64(len(keep))*256/4 {
+		t.Errorf("limit %d MiB with %d MiB held by the runtime (%d MiB live): the collector cannot get under it", limit>>20, held>>20, len(keep)*256>>20)
+	}
+	runtime.KeepAlive(keep)
+}
