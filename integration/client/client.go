@@ -108,7 +108,13 @@ const (
 // error answer becomes an error with the daemon's message; a 400 is
 // api.ErrInvalid.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	req := wireRequest{method: method, target: path}
+	return c.doWaiting(ctx, true, method, path, query, in, out)
+}
+
+// doWaiting is do; wait false asks the daemon not to wait for the
+// workspace to open (api.WaitHeader).
+func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, query url.Values, in, out any) error {
+	req := wireRequest{method: method, target: path, noWait: !wait}
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
@@ -142,7 +148,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	c.checkVersion(ans)
 	if ans.status/100 != 2 {
-		return answerError(ans, body)
+		return answerError(ans, body, query.Get("workspace"))
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("ckptd at %s: malformed answer to %s: %w", c.socket, path, err)
@@ -151,7 +157,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 }
 
 // answerError turns an error answer into an error.
-func answerError(ans *wireAnswer, b []byte) error {
+// root is the workspace it was for ("": none).
+func answerError(ans *wireAnswer, b []byte, root string) error {
 	if len(b) > maxErrorBody {
 		b = b[:maxErrorBody]
 	}
@@ -159,11 +166,14 @@ func answerError(ans *wireAnswer, b []byte) error {
 	msg := strings.TrimSpace(string(b))
 	if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
 		msg = eb.Error
+	} else {
+		eb = api.ErrorBody{}
 	}
 	if msg == "" {
 		msg = ans.statusLine
 	}
-	return api.ErrorOf(ans.status, msg)
+	eb.Error = msg
+	return api.ErrorOfBody(ans.status, eb, root)
 }
 
 // maxErrorBody bounds how much of an error answer is read.

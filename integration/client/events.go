@@ -33,7 +33,7 @@ func (c *Client) Events(ctx context.Context, root string) (*EventStream, error) 
 		defer wc.nc.Close()
 		defer stop()
 		b, _ := io.ReadAll(io.LimitReader(ans.body, maxErrorBody))
-		return nil, answerError(ans, b)
+		return nil, answerError(ans, b, root)
 	}
 	return &EventStream{wc: wc, stop: stop, r: bufio.NewReader(ans.body)}, nil
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // The client speaks HTTP/1.1 to the daemon itself rather than through
@@ -100,6 +102,7 @@ type wireRequest struct {
 	method, target string
 	body           []byte // sent as JSON when not nil
 	accept         string
+	noWait         bool // api.WaitHeader: api.WaitNever
 }
 
 func (r wireRequest) bytes() []byte {
@@ -109,6 +112,9 @@ func (r wireRequest) bytes() []byte {
 	b.WriteByte(' ')
 	b.WriteString(r.target)
 	b.WriteString(" HTTP/1.1\r\nHost: ckptd\r\nUser-Agent: ckpt\r\n")
+	if r.noWait {
+		b.WriteString(api.WaitHeader + ": " + api.WaitNever + "\r\n")
+	}
 	if r.accept != "" {
 		b.WriteString("Accept: " + r.accept + "\r\n")
 	}

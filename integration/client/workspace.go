@@ -12,8 +12,16 @@ import (
 // WorkspaceClient is the daemon's API for one workspace. Its methods have
 // the signatures of drift.Engine's (and of the CLI's backend).
 type WorkspaceClient struct {
-	c    *Client
-	root string
+	c      *Client
+	root   string
+	noWait bool
+}
+
+// NoWait is a client for the same workspace whose calls are answered at
+// once, with an *api.NotOpenError, while the daemon is still opening the
+// workspace or importing it for the first time (api.WaitHeader).
+func (w *WorkspaceClient) NoWait() *WorkspaceClient {
+	return &WorkspaceClient{c: w.c, root: w.root, noWait: true}
 }
 
 // Workspace returns the client for the workspace at root (absolute).
@@ -35,7 +43,7 @@ func (w *WorkspaceClient) query(kv ...string) url.Values {
 // call makes one engine call for the workspace and decodes a T.
 func call[T any](ctx context.Context, w *WorkspaceClient, method, path string, q url.Values, in any) (T, error) {
 	var out T
-	err := w.c.do(ctx, method, path, q, in, &out)
+	err := w.c.doWaiting(ctx, !w.noWait, method, path, q, in, &out)
 	return out, err
 }
 

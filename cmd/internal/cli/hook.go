@@ -201,6 +201,9 @@ func applyPlan(ctx context.Context, b backend, ev hooks.Event, st claudecode.Hoo
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
 			o.ToolEnd = &te
 		}
+		if errors.As(err, new(notRecorded)) {
+			return st, hooks.Outcome{Event: ev}, err // the daemon is still opening the workspace
+		}
 		if err != nil {
 			return st, hooks.Outcome{Event: ev}, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)
 		}

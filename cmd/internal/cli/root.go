@@ -74,6 +74,9 @@ type globalOptions struct {
 	// daemon without asking first whether it serves the workspace
 	// (statusfirst.go).
 	statusFirst bool
+	// hookAsked: a hook's first call went to the daemon without asking
+	// first whether it serves the workspace (hookfirst.go).
+	hookAsked bool
 }
 
 // workspaceConfigFile is the workspace's own configuration file
