@@ -47,6 +47,7 @@ func progressBar(g *globalOptions) func(done, total int) {
 // Ctrl-C while it waits for the answer (ctx is cancelled by SIGINT) is no:
 // it returns ctx's error at once, and ckpt exits as interrupted.
 func confirm(ctx context.Context, question string) (bool, error) {
+	handleSignalsNow()
 	fmt.Fprintf(os.Stderr, "%s [y/N] ", question)
 	answer := make(chan string, 1)
 	go func() {

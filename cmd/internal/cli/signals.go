@@ -31,21 +31,24 @@ func interruptContext(lazy bool) (ctx context.Context, stop func()) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
-	stopped := false
+	stopped, installed := false, false
 	unnotify := func() {}
-	t := time.AfterFunc(signalDelay, func() {
+	install := func() {
 		mu.Lock()
 		defer mu.Unlock()
-		if stopped {
+		if stopped || installed {
 			return
 		}
+		installed = true
 		nctx, nstop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		context.AfterFunc(nctx, func() {
 			nstop() // a second Ctrl-C ends ckpt at once
 			cancel()
 		})
 		unnotify = nstop
-	})
+	}
+	t := time.AfterFunc(signalDelay, install)
+	handleSignalsNow = install
 	return ctx, func() {
 		t.Stop()
 		mu.Lock()
@@ -55,6 +58,11 @@ func interruptContext(lazy bool) (ctx context.Context, stop func()) {
 		cancel()
 	}
 }
+
+// handleSignalsNow makes ckpt handle SIGINT and SIGTERM from now on, if it
+// does not yet: before it waits for a person (a y/N question), who may
+// well answer with Ctrl-C within signalDelay.
+var handleSignalsNow = func() {}
 
 // handlesSignalsAtOnce: the command must handle SIGINT from its first
 // moment. `ckpt exec` passes it on to the command it runs and closes the
