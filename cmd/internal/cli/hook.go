@@ -89,7 +89,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if !claudecode.Relevant(in) {
 		return nil
 	}
-	stateDir, hs, err := openSessionState(cmd, "claude-code", in.SessionID)
+	stateDir, hs, err := openSessionState(cmd, g, "claude-code", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -151,8 +151,9 @@ func readHookPayload(args []string, stdin io.Reader, onTerminal string) ([]byte,
 }
 
 // openSessionState loads the configuration and opens, locked, the
-// session's hook state in its state directory, which it returns too.
-func openSessionState(cmd *cobra.Command, runtime, session string) (string, *hookStateFile, error) {
+// session's hook state in its state directory, which it returns too. The
+// command's backend is then opened with that configuration (g.base).
+func openSessionState(cmd *cobra.Command, g *globalOptions, runtime, session string) (string, *hookStateFile, error) {
 	base, err := config.Load(config.Options{Flags: cmd.Flags()})
 	if err != nil {
 		return "", nil, err
@@ -160,6 +161,7 @@ func openSessionState(cmd *cobra.Command, runtime, session string) (string, *hoo
 	if err := statedir.PrepareStateDir(base.StateDir); err != nil {
 		return "", nil, err
 	}
+	g.base = base
 	hs, err := openHookState(cmd.Context(), base.StateDir, runtime, session)
 	return base.StateDir, hs, err
 }
