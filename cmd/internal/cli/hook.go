@@ -63,7 +63,9 @@ goes on. See integration/HOOKS.md.`,
 	cc.Flags().MarkHidden("follow-session")
 	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	cmd.AddCommand(cc)
-	addRuntimeHookCommands(cmd, g)
+	if subcommandName(g.args) != "claude-code" { // its hook runs: the other runtimes' are not built
+		addRuntimeHookCommands(cmd, g)
+	}
 	return cmd
 }
 
