@@ -133,7 +133,7 @@ func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, 
 		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
 	body, err := io.ReadAll(ans.body)
-	stop()
+	reusable := stop() && ans.keepAlive
 	if err != nil {
 		wc.nc.Close()
 		if cerr := contextErr(ctx, err); cerr != nil {
@@ -141,7 +141,7 @@ func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, 
 		}
 		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
-	if ans.keepAlive {
+	if reusable {
 		c.pool.put(wc)
 	} else {
 		wc.nc.Close()

@@ -15,7 +15,7 @@ import (
 // EventStream is a subscription to a workspace's events.
 type EventStream struct {
 	wc   *wireConn
-	stop func() // stops watching the context
+	stop func() bool // stops watching the context
 	r    *bufio.Reader
 }
 

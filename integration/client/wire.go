@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/ckptdev/ckpt/integration/api"
@@ -134,7 +135,7 @@ func (r wireRequest) bytes() []byte {
 // reused connection that the daemon had closed is sent again on a new
 // one, when it cannot have been carried out: nothing of it was written,
 // or it only reads.
-func (c *Client) exchange(ctx context.Context, req wireRequest) (*wireConn, *wireAnswer, func(), error) {
+func (c *Client) exchange(ctx context.Context, req wireRequest) (*wireConn, *wireAnswer, func() bool, error) {
 	for attempt := 0; ; attempt++ {
 		wc, reused := c.pool.get(), true
 		if wc == nil {
@@ -164,7 +165,7 @@ func (c *Client) exchange(ctx context.Context, req wireRequest) (*wireConn, *wir
 // closedEarly: the daemon closed the connection before answering.
 func closedEarly(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		strings.Contains(err.Error(), "broken pipe") || strings.Contains(err.Error(), "connection reset")
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // contextErr is ctx's error when err is the connection's deadline that
@@ -181,18 +182,18 @@ func contextErr(ctx context.Context, err error) error {
 
 // watchContext makes the connection's reads and writes end when ctx does:
 // at its deadline, or at once when it is cancelled. The returned func
-// stops watching.
-func watchContext(ctx context.Context, nc *net.UnixConn) func() {
+// stops watching; it reports false when ctx ended meanwhile, and the
+// connection, whose deadline may yet be moved, is not to be reused.
+func watchContext(ctx context.Context, nc *net.UnixConn) func() bool {
 	if dl, ok := ctx.Deadline(); ok {
 		nc.SetDeadline(dl)
 	} else {
 		nc.SetDeadline(time.Time{})
 	}
 	if ctx.Done() == nil {
-		return func() {}
+		return func() bool { return true }
 	}
-	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
-	return func() { stop() }
+	return context.AfterFunc(ctx, func() { nc.SetDeadline(time.Unix(1, 0)) })
 }
 
 // roundTrip writes req and reads the answer's head; wrote says whether any
