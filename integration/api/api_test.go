@@ -48,3 +48,18 @@ func TestCheckVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusesAreNetHTTPs: the statuses written out as numbers are
+// net/http's, which the daemon answers with.
+func TestStatusesAreNetHTTPs(t *testing.T) {
+	for _, c := range []struct{ ours, theirs int }{
+		{StatusInvalid, http.StatusBadRequest}, {StatusNotServed, http.StatusNotFound},
+		{StatusWrongMethod, http.StatusMethodNotAllowed}, {StatusConflict, http.StatusConflict},
+		{StatusBusy, http.StatusServiceUnavailable}, {StatusFull, http.StatusInsufficientStorage},
+		{statusInternal, http.StatusInternalServerError},
+	} {
+		if c.ours != c.theirs {
+			t.Errorf("status %d, net/http's is %d", c.ours, c.theirs)
+		}
+	}
+}

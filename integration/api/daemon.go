@@ -116,6 +116,11 @@ type ReviewEvent struct {
 // ErrorBody is every error answer.
 type ErrorBody struct {
 	Error string `json:"error"`
+	// State and PID are set on the answer to a request that does not wait
+	// (WaitHeader) for a workspace still opening or importing: its state
+	// (StateOpening, StateImporting) and the daemon's pid.
+	State string `json:"state,omitempty"`
+	PID   int    `json:"pid,omitempty"`
 }
 
 // RunBody names a run: POST /v1/run/start and /v1/run/end.

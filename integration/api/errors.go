@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/ckptdev/ckpt/fault"
 )
@@ -17,14 +16,16 @@ var ErrInvalid = fault.Invalid
 func Invalid(err error) error { return fault.Mark(err, fault.Invalid) }
 
 // The statuses of the socket API's error answers (ErrorBody). Any other
-// failure of the engine is 500.
+// failure of the engine is 500. They are net/http's numbers, written out:
+// the client speaks HTTP without linking net/http.
 const (
-	StatusInvalid     = http.StatusBadRequest          // fault.Invalid
-	StatusNotServed   = http.StatusNotFound            // fault.NotFound: a workspace the daemon does not serve, or an unknown route
-	StatusWrongMethod = http.StatusMethodNotAllowed    // the route takes another method
-	StatusConflict    = http.StatusConflict            // fault.Conflict
-	StatusBusy        = http.StatusServiceUnavailable  // fault.Busy
-	StatusFull        = http.StatusInsufficientStorage // fault.Full: the daemon's state directory is full (syscall.ENOSPC)
+	StatusInvalid     = 400 // http.StatusBadRequest: fault.Invalid
+	StatusNotServed   = 404 // http.StatusNotFound: fault.NotFound, a workspace the daemon does not serve, or an unknown route
+	StatusWrongMethod = 405 // http.StatusMethodNotAllowed: the route takes another method
+	StatusConflict    = 409 // http.StatusConflict: fault.Conflict
+	StatusBusy        = 503 // http.StatusServiceUnavailable: fault.Busy
+	StatusFull        = 507 // http.StatusInsufficientStorage: fault.Full, the daemon's state directory is full (syscall.ENOSPC)
+	statusInternal    = 500 // http.StatusInternalServerError
 )
 
 // statusOfKind is the one table between fault's kinds and the socket API's
@@ -50,7 +51,7 @@ func StatusOf(err error) int {
 			return k.status
 		}
 	}
-	return http.StatusInternalServerError
+	return statusInternal
 }
 
 // ErrorOf turns an error answer back into an error of the kind the daemon

@@ -1,22 +1,18 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/ckptdev/ckpt/integration/api"
-	"sync"
 )
 
 // ErrNoDaemon means there is no socket to talk to.
@@ -26,8 +22,7 @@ var ErrNoDaemon = errors.New("no ckptd socket")
 // concurrent use.
 type Client struct {
 	socket string
-	tr     *http.Transport
-	hc     *http.Client
+	pool   pool
 	warn   func(msg string)
 	warned sync.Once
 }
@@ -56,123 +51,129 @@ func Dial(socketPath string, o Options) (*Client, error) {
 	if fi.Mode().Type() != fs.ModeSocket {
 		return nil, fmt.Errorf("%w: %s is not a socket", ErrNoDaemon, socketPath)
 	}
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			return dialOwn(ctx, socketPath)
-		},
-		DisableCompression:  true,
-		MaxIdleConnsPerHost: 4,
-		IdleConnTimeout:     30 * time.Second,
-	}
-	return &Client{socket: socketPath, tr: tr, hc: &http.Client{Transport: tr}, warn: o.VersionWarning}, nil
+	return &Client{socket: socketPath, warn: o.VersionWarning}, nil
 }
 
 // checkVersion compares the version an answer carries with this binary's,
 // and warns the first time they differ.
-func (c *Client) checkVersion(resp *http.Response) {
+func (c *Client) checkVersion(ans *wireAnswer) {
 	if c.warn == nil {
 		return
 	}
-	if err := api.CheckVersion(resp.Header.Get(api.VersionHeader)); err != nil {
+	if err := api.CheckVersion(ans.version); err != nil {
 		c.warned.Do(func() { c.warn(err.Error()) })
 	}
 }
 
 // Close lets go of the client's idle connections.
 func (c *Client) Close() error {
-	c.tr.CloseIdleConnections()
+	c.pool.closeAll()
 	return nil
 }
 
 // Health is GET /v1/health.
 func (c *Client) Health(ctx context.Context) (api.Health, error) {
 	var h api.Health
-	return h, c.do(ctx, http.MethodGet, "/v1/health", nil, nil, &h)
+	return h, c.do(ctx, methodGet, "/v1/health", nil, nil, &h)
 }
 
 // AddWorkspaces asks the daemon to serve these workspaces (absolute paths),
 // importing them the first time; it returns once they are served.
 func (c *Client) AddWorkspaces(ctx context.Context, roots []string) (api.AddWorkspacesResult, error) {
 	var res api.AddWorkspacesResult
-	return res, c.do(ctx, http.MethodPost, "/v1/workspaces", nil, api.AddWorkspacesRequest{Workspaces: roots}, &res)
+	return res, c.do(ctx, methodPost, "/v1/workspaces", nil, api.AddWorkspacesRequest{Workspaces: roots}, &res)
 }
 
 // Workspaces is GET /v1/workspaces: what the daemon serves.
 func (c *Client) Workspaces(ctx context.Context) (api.Workspaces, error) {
 	var res api.Workspaces
-	return res, c.do(ctx, http.MethodGet, "/v1/workspaces", nil, nil, &res)
+	return res, c.do(ctx, methodGet, "/v1/workspaces", nil, nil, &res)
 }
 
 // ForgetWorkspace is DELETE /v1/workspaces: the daemon stops watching root
 // (its history stays on disk).
 func (c *Client) ForgetWorkspace(ctx context.Context, root string) (api.ForgetResult, error) {
 	var res api.ForgetResult
-	return res, c.do(ctx, http.MethodDelete, "/v1/workspaces", url.Values{"workspace": {root}}, nil, &res)
+	return res, c.do(ctx, methodDelete, "/v1/workspaces", url.Values{"workspace": {root}}, nil, &res)
 }
+
+// The methods of the daemon's routes.
+const (
+	methodGet    = "GET"
+	methodPost   = "POST"
+	methodDelete = "DELETE"
+)
 
 // do makes one call: the body (if any) as JSON, the answer into out. An
 // error answer becomes an error with the daemon's message; a 400 is
 // api.ErrInvalid.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	var body io.Reader
+	return c.doWaiting(ctx, true, method, path, query, in, out)
+}
+
+// doWaiting is do; wait false asks the daemon not to wait for the
+// workspace to open (api.WaitHeader).
+func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, query url.Values, in, out any) error {
+	req := wireRequest{method: method, target: path, noWait: !wait}
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
 			return err
 		}
-		body = bytes.NewReader(b)
+		req.body = b
 	}
-	u := "http://ckptd" + path
 	if len(query) > 0 {
-		u += "?" + query.Encode()
+		req.target += "?" + query.Encode()
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
+	wc, ans, stop, err := c.exchange(ctx, req)
 	if err != nil {
-		return err
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		err = unwrapURLError(err)
 		if errors.Is(err, ErrForeignDaemon) {
 			return err
 		}
 		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
-	defer resp.Body.Close()
-	c.checkVersion(resp)
-	if resp.StatusCode/100 != 2 {
-		return answerError(resp)
+	body, err := io.ReadAll(ans.body)
+	reusable := stop() && ans.keepAlive
+	if err != nil {
+		wc.nc.Close()
+		if cerr := contextErr(ctx, err); cerr != nil {
+			err = cerr
+		}
+		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if reusable {
+		c.pool.put(wc)
+	} else {
+		wc.nc.Close()
+	}
+	c.checkVersion(ans)
+	if ans.status/100 != 2 {
+		return answerError(ans, body, query.Get("workspace"))
+	}
+	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("ckptd at %s: malformed answer to %s: %w", c.socket, path, err)
 	}
 	return nil
 }
 
 // answerError turns an error answer into an error.
-func answerError(resp *http.Response) error {
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+// root is the workspace it was for ("": none).
+func answerError(ans *wireAnswer, b []byte, root string) error {
+	if len(b) > maxErrorBody {
+		b = b[:maxErrorBody]
+	}
 	var eb api.ErrorBody
 	msg := strings.TrimSpace(string(b))
 	if json.Unmarshal(b, &eb) == nil && eb.Error != "" {
 		msg = eb.Error
+	} else {
+		eb = api.ErrorBody{}
 	}
 	if msg == "" {
-		msg = resp.Status
+		msg = ans.statusLine
 	}
-	return api.ErrorOf(resp.StatusCode, msg)
-}
-
-// unwrapURLError drops net/http's "Get "http://ckptd/...":" prefix.
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
+	eb.Error = msg
+	return api.ErrorOfBody(ans.status, eb, root)
 }
 
 // maxErrorBody bounds how much of an error answer is read.

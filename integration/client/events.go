@@ -5,15 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/ckptdev/ckpt/integration/api"
-	"net/http"
+	"io"
 	"net/url"
 	"strings"
+
+	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // EventStream is a subscription to a workspace's events.
 type EventStream struct {
-	resp *http.Response
+	wc   *wireConn
+	stop func() bool // stops watching the context
 	r    *bufio.Reader
 }
 
@@ -21,22 +23,19 @@ type EventStream struct {
 // once the daemon has the subscription in place: every event after that
 // is delivered (or counted in a "lost" event). ctx bounds the whole stream.
 func (c *Client) Events(ctx context.Context, root string) (*EventStream, error) {
-	u := "http://ckptd/v1/events?" + url.Values{"workspace": {root}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	req := wireRequest{method: methodGet, target: "/v1/events?" + url.Values{"workspace": {root}}.Encode(), accept: "text/event-stream"}
+	wc, ans, stop, err := c.exchange(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("ckptd at %s: %w", c.socket, unwrapURLError(err))
+	c.checkVersion(ans)
+	if ans.status != 200 {
+		defer wc.nc.Close()
+		defer stop()
+		b, _ := io.ReadAll(io.LimitReader(ans.body, maxErrorBody))
+		return nil, answerError(ans, b, root)
 	}
-	c.checkVersion(resp)
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		return nil, answerError(resp)
-	}
-	return &EventStream{resp: resp, r: bufio.NewReader(resp.Body)}, nil
+	return &EventStream{wc: wc, stop: stop, r: bufio.NewReader(ans.body)}, nil
 }
 
 // Next waits for the next event. It fails when the stream ends (the daemon
@@ -70,4 +69,7 @@ func (s *EventStream) Next() (api.Event, error) {
 }
 
 // Close ends the subscription.
-func (s *EventStream) Close() error { return s.resp.Body.Close() }
+func (s *EventStream) Close() error {
+	s.stop()
+	return s.wc.nc.Close()
+}

@@ -2,12 +2,11 @@ package client
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/ckptdev/ckpt/integration/api"
 )
 
 // GC is POST /v1/gc.
 func (w *WorkspaceClient) GC(ctx context.Context, req api.GCRequest) (api.GC, error) {
-	return call[api.GC](ctx, w, http.MethodPost, "/v1/gc", w.query(), req)
+	return call[api.GC](ctx, w, methodPost, "/v1/gc", w.query(), req)
 }

@@ -128,6 +128,9 @@ func (s *Server) engineHandler(rt engineRoute) http.HandlerFunc {
 				writeJSON(w, http.StatusOK, st)
 				return
 			}
+		} else if err := s.notOpen(r, sp); err != nil {
+			s.fail(w, r, err)
+			return
 		} else if err := waitForImport(r.Context(), sp); err != nil {
 			s.fail(w, r, err)
 			return
@@ -261,12 +264,14 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // fail answers {"error": "..."} with err's status.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := statusOf(err)
-	if code >= 500 {
+	if code >= 500 && !errors.Is(err, api.ErrNotOpen) { // a hook told to come back later is no failure
 		s.opts.Logger.Warn(fmt.Sprintf("%s %s?%s: %v", r.Method, r.URL.Path, r.URL.RawQuery, err))
 	}
 	msg := err.Error()
 	if code == api.StatusFull {
 		msg = store.FullMessage(err) // the one line, not the layers above it
 	}
-	writeJSON(w, code, api.ErrorBody{Error: msg})
+	body := api.ErrorBody{Error: msg}
+	notOpenBody(err, &body)
+	writeJSON(w, code, body)
 }

@@ -123,6 +123,10 @@ func (s *Server) acquire(r *http.Request) (*space, func(), error) {
 	if sp == nil {
 		return s.lookupNone(r)
 	}
+	if err := s.notOpen(r, sp); err != nil {
+		sp.users.Done()
+		return nil, nil, err
+	}
 	if _, err := sp.wait(r.Context()); err != nil {
 		sp.users.Done()
 		return nil, nil, err

@@ -1,57 +1,16 @@
 package panel
 
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-)
+import "github.com/ckptdev/ckpt/integration/panel/panelinfo"
 
-// Info is what a running daemon tells `ckpt ui` about its panel: the URL
-// (with the token) and the daemon's pid. It is kept in InfoPath, readable
-// by the daemon's user only.
-type Info struct {
-	URL string `json:"url"`
-	PID int    `json:"pid"`
-}
+// Info is what a running daemon tells `ckpt ui` about its panel
+// (panelinfo.Info).
+type Info = panelinfo.Info
 
 // InfoPath is where the daemon that owns stateDir keeps its panel's Info.
-func InfoPath(stateDir string) string { return filepath.Join(stateDir, "ui.json") }
+func InfoPath(stateDir string) string { return panelinfo.Path(stateDir) }
 
 // WriteInfo writes info to path atomically, mode 0600.
-func WriteInfo(path string, info Info) error {
-	b, err := json.Marshal(info)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ui-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
+func WriteInfo(path string, info Info) error { return panelinfo.Write(path, info) }
 
 // ReadInfo reads the Info at path.
-func ReadInfo(path string) (Info, error) {
-	var info Info
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return info, err
-	}
-	if err := json.Unmarshal(b, &info); err != nil {
-		return info, fmt.Errorf("%s: %w", path, err)
-	}
-	return info, nil
-}
+func ReadInfo(path string) (Info, error) { return panelinfo.Read(path) }

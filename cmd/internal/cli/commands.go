@@ -68,17 +68,34 @@ var rootValueFlags = map[string]bool{"-C": true, "--dir": true, "--state-dir": t
 // commandName is the first argument that is not a root flag or its value:
 // the command args run ("" if none).
 func commandName(args []string) string {
+	if i := commandIndex(args); i >= 0 {
+		return args[i]
+	}
+	return ""
+}
+
+// subcommandName is the name after the command's in args, found the same
+// way ("" if none).
+func subcommandName(args []string) string {
+	if i := commandIndex(args); i >= 0 {
+		return commandName(args[i+1:])
+	}
+	return ""
+}
+
+// commandIndex is the index of commandName in args, -1 if none.
+func commandIndex(args []string) int {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return ""
+			return -1
 		case rootValueFlags[a]:
 			i++
 		case len(a) > 1 && a[0] == '-':
 		default:
-			return a
+			return i
 		}
 	}
-	return ""
+	return -1
 }

@@ -80,7 +80,8 @@ func TestLazyRootAnswersAsTheFullOne(t *testing.T) {
 			append([]string{"-C", "/nonexistent", "--json"}, append(slices.Clone(p), "-h")...))
 	}
 	cases = append(cases, []string{"--help"}, []string{"help", "status"}, []string{"statu"}, []string{},
-		[]string{"--socket", "status", "log", "--help"}, []string{"completion", "bash"}, []string{"run"}, []string{"hook", "nope"})
+		[]string{"--socket", "status", "log", "--help"}, []string{"completion", "bash"}, []string{"run"}, []string{"hook", "nope"},
+		[]string{"hook", "claude-code", "--nope"}, []string{"hook", "claude-code", "extra", "--help"})
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			full := newRootCommand(&globalOptions{})
@@ -114,6 +115,20 @@ func TestCommandName(t *testing.T) {
 	} {
 		if got := commandName(tt.args); got != tt.want {
 			t.Errorf("commandName(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hook", "claude-code"}, "claude-code"},
+		{[]string{"-C", "hook", "hook", "--json", "codex"}, "codex"},
+		{[]string{"hook"}, ""},
+		{[]string{"hook", "--", "claude-code"}, ""},
+		{nil, ""},
+	} {
+		if got := subcommandName(tt.args); got != tt.want {
+			t.Errorf("subcommandName(%q) = %q, want %q", tt.args, got, tt.want)
 		}
 	}
 }

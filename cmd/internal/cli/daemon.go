@@ -36,6 +36,12 @@ func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backe
 		}
 		g.statusFirst = false
 	}
+	if g.hook && !g.hookAsked {
+		g.hookAsked = true
+		if b, closer, ok := g.dialHookFirst(base); ok {
+			return b, closer, true, nil
+		}
+	}
 	b, closer, h, ok, err := dialDaemon(ctx, base, g.root, g.waitForImport)
 	if err != nil {
 		return nil, nil, false, err

@@ -26,6 +26,10 @@ type Engine interface {
 	// Embedded opens the workspace's engine in this process; closer lets
 	// go of its store.
 	Embedded(ctx context.Context, cfg *config.Config, root string, progress func(done, total int), warn func(string)) (b Backend, closer func() error, err error)
+	// ImportProgress is the callback that draws the progress of a first
+	// import of what on a terminal, or nil when stderr is not one. It is
+	// the engine's: the ckpt binary draws no bar of its own.
+	ImportProgress(what string) func(done, total int)
 	// ServeMCP serves ckpt's MCP tools on stdin and stdout, b answering.
 	ServeMCP(ctx context.Context, b MCPBackend) error
 	// Message is the one line that stands for an engine error that has its

@@ -63,7 +63,9 @@ goes on. See integration/HOOKS.md.`,
 	cc.Flags().MarkHidden("follow-session")
 	cc.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return hookFailure(err) })
 	cmd.AddCommand(cc)
-	addRuntimeHookCommands(cmd, g)
+	if subcommandName(g.args) != "claude-code" { // its hook runs: the other runtimes' are not built
+		addRuntimeHookCommands(cmd, g)
+	}
 	return cmd
 }
 
@@ -89,7 +91,7 @@ func runHookClaudeCode(cmd *cobra.Command, g *globalOptions, args []string, stdi
 	if !claudecode.Relevant(in) {
 		return nil
 	}
-	stateDir, hs, err := openSessionState(cmd, "claude-code", in.SessionID)
+	stateDir, hs, err := openSessionState(cmd, g, "claude-code", in.SessionID)
 	if err != nil {
 		return err
 	}
@@ -151,8 +153,9 @@ func readHookPayload(args []string, stdin io.Reader, onTerminal string) ([]byte,
 }
 
 // openSessionState loads the configuration and opens, locked, the
-// session's hook state in its state directory, which it returns too.
-func openSessionState(cmd *cobra.Command, runtime, session string) (string, *hookStateFile, error) {
+// session's hook state in its state directory, which it returns too. The
+// command's backend is then opened with that configuration (g.base).
+func openSessionState(cmd *cobra.Command, g *globalOptions, runtime, session string) (string, *hookStateFile, error) {
 	base, err := config.Load(config.Options{Flags: cmd.Flags()})
 	if err != nil {
 		return "", nil, err
@@ -160,6 +163,7 @@ func openSessionState(cmd *cobra.Command, runtime, session string) (string, *hoo
 	if err := statedir.PrepareStateDir(base.StateDir); err != nil {
 		return "", nil, err
 	}
+	g.base = base
 	hs, err := openHookState(cmd.Context(), base.StateDir, runtime, session)
 	return base.StateDir, hs, err
 }
@@ -200,6 +204,9 @@ func applyPlan(ctx context.Context, b backend, ev hooks.Event, st claudecode.Hoo
 			var te api.ToolEnd
 			te, err = b.ToolEnd(ctx, a.ToolRequest())
 			o.ToolEnd = &te
+		}
+		if errors.As(err, new(notRecorded)) {
+			return st, hooks.Outcome{Event: ev}, err // the daemon is still opening the workspace
 		}
 		if err != nil {
 			return st, hooks.Outcome{Event: ev}, fmt.Errorf("%s %s/%s: %w", strings.ReplaceAll(string(a.Kind), "_", " "), a.Session, a.Run, err)

@@ -78,7 +78,7 @@ func runRuntimeHook(cmd *cobra.Command, g *globalOptions, a hooks.Adapter, args 
 	if !hooks.Relevant(a, ev) {
 		return nil
 	}
-	stateDir, hs, err := openSessionState(cmd, a.Runtime(), ev.SessionID)
+	stateDir, hs, err := openSessionState(cmd, g, a.Runtime(), ev.SessionID)
 	if err != nil {
 		return err
 	}

@@ -5,13 +5,10 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/ckptdev/ckpt/cmd/internal/exitcode"
 )
@@ -26,13 +23,12 @@ func (e answered) Unwrap() error { return e.err }
 
 // Main runs the ckpt command line and exits.
 func Main(o Options) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	context.AfterFunc(ctx, stop) // a second Ctrl-C ends ckpt at once
 	args := o.Args
 	if args == nil {
 		args = os.Args[1:]
 	}
+	ctx, stop := interruptContext(!handlesSignalsAtOnce(o, args))
+	defer stop()
 	opts := &globalOptions{engine: o.Engine, args: args}
 	clientPath, runByEngine = o.Client, o.Engine != nil
 	cmd := newRootCommand(opts)

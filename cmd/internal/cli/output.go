@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ckptdev/ckpt/cmd/internal/progress"
+	"golang.org/x/term"
+
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/internal/plural"
 )
@@ -31,20 +32,22 @@ func (g *globalOptions) emit(v any, text func(w io.Writer)) error {
 	return w.Flush()
 }
 
-func isTerminal(f *os.File) bool { return progress.IsTerminal(f) }
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
-// progressBar reports a long import on a terminal; silent otherwise.
+// progressBar reports a long import on a terminal; silent otherwise. Only
+// the engine imports, so only it draws.
 func progressBar(g *globalOptions) func(done, total int) {
-	if g.json {
+	if g.json || g.engine == nil {
 		return nil
 	}
-	return progress.Import(g.root)
+	return g.engine.ImportProgress(g.root)
 }
 
 // confirm asks on a terminal; elsewhere the caller decided already.
 // Ctrl-C while it waits for the answer (ctx is cancelled by SIGINT) is no:
 // it returns ctx's error at once, and ckpt exits as interrupted.
 func confirm(ctx context.Context, question string) (bool, error) {
+	handleSignalsNow()
 	fmt.Fprintf(os.Stderr, "%s [y/N] ", question)
 	answer := make(chan string, 1)
 	go func() {

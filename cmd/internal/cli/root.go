@@ -74,6 +74,13 @@ type globalOptions struct {
 	// daemon without asking first whether it serves the workspace
 	// (statusfirst.go).
 	statusFirst bool
+	// hookAsked: a hook's first call went to the daemon without asking
+	// first whether it serves the workspace (hookfirst.go).
+	hookAsked bool
+	// base, when set, is the configuration (without the workspace's file)
+	// loaded, and its state directory prepared, before the backend is
+	// opened (a hook's, for its session state).
+	base *config.Config
 }
 
 // workspaceConfigFile is the workspace's own configuration file
@@ -120,13 +127,17 @@ func run(g *globalOptions, fn func(ctx context.Context, b backend) error) func(*
 // that serves it, or opens the engine itself.
 func (g *globalOptions) open(ctx context.Context) (backend, error) {
 	flags := g.cmd.Flags()
-	base, err := config.Load(config.Options{Flags: flags})
-	if err != nil {
-		return nil, err
+	base := g.base
+	if base == nil {
+		var err error
+		if base, err = config.Load(config.Options{Flags: flags}); err != nil {
+			return nil, err
+		}
+		if err := statedir.PrepareStateDir(base.StateDir); err != nil {
+			return nil, err
+		}
 	}
-	if err := statedir.PrepareStateDir(base.StateDir); err != nil {
-		return nil, err
-	}
+	var err error
 	if g.root, err = findWorkspace(g.dir, base.StateDir); err != nil {
 		return nil, err
 	}

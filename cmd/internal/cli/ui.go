@@ -16,7 +16,7 @@ import (
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/integration/api"
 	"github.com/ckptdev/ckpt/integration/client"
-	"github.com/ckptdev/ckpt/integration/panel"
+	"github.com/ckptdev/ckpt/integration/panel/panelinfo"
 )
 
 // uiStartTimeout bounds the wait for a daemon that `ckpt ui` started (its
@@ -119,22 +119,22 @@ func daemonHealth(ctx context.Context, socket string) (api.Health, error) {
 
 // waitForPanel waits until the daemon serves root and has written its
 // panel's address.
-func waitForPanel(ctx context.Context, cfg *config.Config, root string) (panel.Info, error) {
+func waitForPanel(ctx context.Context, cfg *config.Config, root string) (panelinfo.Info, error) {
 	deadline := time.Now().Add(uiStartTimeout)
 	for {
 		h, err := daemonHealth(ctx, cfg.Socket)
 		if err == nil && h.Serves(root) {
-			info, ierr := panel.ReadInfo(panel.InfoPath(cfg.StateDir))
+			info, ierr := panelinfo.Read(panelinfo.Path(cfg.StateDir))
 			if ierr == nil && info.PID == h.PID {
 				return info, nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return panel.Info{}, fmt.Errorf("ckptd did not serve the panel for %s within %v (see %s)", root, uiStartTimeout, filepath.Join(cfg.StateDir, "ckptd.log"))
+			return panelinfo.Info{}, fmt.Errorf("ckptd did not serve the panel for %s within %v (see %s)", root, uiStartTimeout, filepath.Join(cfg.StateDir, "ckptd.log"))
 		}
 		select {
 		case <-ctx.Done():
-			return panel.Info{}, ctx.Err()
+			return panelinfo.Info{}, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

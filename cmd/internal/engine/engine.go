@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ckptdev/ckpt/cmd/internal/cli"
+	"github.com/ckptdev/ckpt/cmd/internal/progress"
 	"github.com/ckptdev/ckpt/config"
 	"github.com/ckptdev/ckpt/drift"
 	"github.com/ckptdev/ckpt/integration/api"
@@ -43,6 +44,10 @@ func (Engine) Embedded(ctx context.Context, cfg *config.Config, root string, pro
 	}
 	return eng, eng.Workspace().Close, nil
 }
+
+// ImportProgress draws a first import's progress on a terminal
+// (progress.Import).
+func (Engine) ImportProgress(what string) func(done, total int) { return progress.Import(what) }
 
 // ServeMCP serves ckpt's MCP tools over stdio.
 func (Engine) ServeMCP(ctx context.Context, b cli.MCPBackend) error {
