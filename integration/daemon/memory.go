@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+
+	"github.com/ckptdev/ckpt/integration/local"
 )
 
 // The daemon's soft memory limit (debug.SetMemoryLimit) follows its live
@@ -32,6 +34,9 @@ func limitMemory(ctx context.Context) {
 	}
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	set := func() {
+		if local.Importing() { // the import holds the limit meanwhile
+			return
+		}
 		metrics.Read(live)
 		if live[0].Value.Kind() != metrics.KindUint64 {
 			return
