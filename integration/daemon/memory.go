@@ -18,9 +18,8 @@ import (
 // sooner instead. It follows the live heap up, so a workspace whose heap
 // outgrows the floor does not make every allocation collect (the runtime
 // also caps the collector at half the CPU when it cannot stay under the
-// limit). It starts once the daemon's first workspaces are open: a first
-// import, which allocates far more than it keeps, runs with the
-// collector's default goal. GOMEMLIMIT, when set, is left to the runtime.
+// limit). While a first import runs, the import's limit holds instead
+// (local.LimitImportMemory). GOMEMLIMIT, when set, is left to the runtime.
 const (
 	memoryFloor    = 64 << 20
 	memoryHeadroom = 1.5
