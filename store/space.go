@@ -26,14 +26,14 @@ import (
 // the unbacked tails of the logs before Badger maps them.
 var (
 	// WriteHeadroom is the free space a write needs beyond its own bytes:
-	// the memtable flush (a level-0 table of up to MemTableSize) and the
+	// the memtable flush (a level-0 table of up to the larger memtable) and the
 	// compaction it may start, so that no write Badger accepts can make
 	// it touch a page the file system cannot back.
-	WriteHeadroom = 2 * MemTableSize
+	WriteHeadroom = 2 * max(MemTableSize, ShortMemTableSize)
 	// ReserveSize is the space held in the reserve file: what a close (or
 	// the open after a crash) needs to flush a full memtable (see
 	// flushNeed for what one needs as it is).
-	ReserveSize = MemTableSize + 2<<20
+	ReserveSize = max(MemTableSize, ShortMemTableSize) + 2<<20
 )
 
 // reserveName is the reserve file in the store's directory: allocated

@@ -40,6 +40,7 @@ type Store struct {
 	readOnly bool
 
 	valueThreshold int64 // db's; changes with db, under mu
+	memTableSize   int64 // db's; changes with db, under mu
 
 	size    sizeCache    // Size, measured at most once per sizeTTL
 	lastRun lastRunCache // LastRun, kept at each commit
@@ -77,7 +78,7 @@ func OpenContext(ctx context.Context, dir string, wait time.Duration, lazy bool)
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, lock: lock, valueThreshold: ValueThreshold}
+	s := &Store{dir: dir, lock: lock, valueThreshold: ValueThreshold, memTableSize: MemTableSize}
 	s.drained = sync.NewCond(&s.gate)
 	if err := trimLogs(s.dbDir()); err != nil {
 		lock.Close()
@@ -184,7 +185,7 @@ func (s *Store) writable() error {
 	if err != nil {
 		return fmt.Errorf("reopen store %s for writing: %w", s.dir, err)
 	}
-	s.db, s.valueThreshold = db, opts.ValueThreshold
+	s.db, s.valueThreshold, s.memTableSize = db, opts.ValueThreshold, opts.MemTableSize
 	return privateFiles(s.dir)
 }
 

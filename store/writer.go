@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/dgraph-io/badger/v4/skl"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -40,10 +42,12 @@ func (s *Store) Write(fn func(*Writer) error) error {
 	return w.commit(false)
 }
 
-// batch limits: Badger refuses a transaction over 15% of a memtable; stay
-// well under it.
+// batch limits: Badger refuses a transaction over 15% of a memtable, or of
+// more entries than that many bytes hold skiplist nodes; stay well under
+// both.
 func (w *Writer) full(extra int64) bool {
-	return w.size+extra > MemTableSize*15/100*6/10 || w.count > 20000
+	limit := w.s.memTableSize * 15 / 100 * 6 / 10
+	return w.size+extra > limit || w.count >= int(limit)/skl.MaxNodeSize
 }
 
 func (w *Writer) commit(reopen bool) error {

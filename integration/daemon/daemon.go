@@ -101,8 +101,8 @@ func (d *Daemon) Run(roots []string) error {
 	}
 	if d.ctx.Err() == nil {
 		d.log.Info("serving", "workspaces", len(d.srv.Roots()))
-		// The first imports are done: from here on, hold the heap close
-		// to what is live (an import's garbage is collected at its pace).
+		// Hold the heap close to what is live (a first import, which
+		// runs in its workspace's watcher, holds its own limit meanwhile).
 		go limitMemory(d.watchCtx)
 	}
 	select {

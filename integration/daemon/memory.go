@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+
+	"github.com/ckptdev/ckpt/integration/local"
 )
 
 // The daemon's soft memory limit (debug.SetMemoryLimit) follows its live
@@ -16,9 +18,8 @@ import (
 // sooner instead. It follows the live heap up, so a workspace whose heap
 // outgrows the floor does not make every allocation collect (the runtime
 // also caps the collector at half the CPU when it cannot stay under the
-// limit). It starts once the daemon's first workspaces are open: a first
-// import, which allocates far more than it keeps, runs with the
-// collector's default goal. GOMEMLIMIT, when set, is left to the runtime.
+// limit). While a first import runs, the import's limit holds instead
+// (local.LimitImportMemory). GOMEMLIMIT, when set, is left to the runtime.
 //
 // The runtime holds the limit against all the memory it has from the
 // system, not the heap's objects alone: spans half full of live objects,
@@ -46,6 +47,9 @@ func limitMemory(ctx context.Context) {
 		{Name: "/memory/classes/heap/objects:bytes"},
 	}
 	set := func() {
+		if local.Importing() { // the import holds the limit meanwhile
+			return
+		}
 		metrics.Read(samples)
 		if limit, ok := memoryLimit(samples); ok {
 			debug.SetMemoryLimit(limit)

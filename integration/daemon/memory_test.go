@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+
+	"github.com/ckptdev/ckpt/integration/local"
 )
 
 func TestLimitMemoryFollowsTheLiveHeap(t *testing.T) {
@@ -69,4 +71,22 @@ func TestLimitMemoryCountsWhatTheHeapCannotGiveBack(t *testing.T) {
 		t.Errorf("limit %d MiB with %d MiB held by the runtime (%d MiB live): the collector cannot get under it", limit>>20, held>>20, len(keep)*256>>20)
 	}
 	runtime.KeepAlive(keep)
+}
+
+// While a first import holds the memory limit, the daemon's limit does not
+// replace it with its own (half as much again as the live heap).
+func TestLimitMemoryLeavesAnImportsLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+
+	restore := local.LimitImportMemory()
+	defer restore()
+	during := debug.SetMemoryLimit(-1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	limitMemory(ctx)
+	if got := debug.SetMemoryLimit(-1); got != during {
+		t.Errorf("limit during an import = %d MiB after the daemon set its own, want the import's %d MiB", got>>20, during>>20)
+	}
 }

@@ -148,7 +148,9 @@ func (s reloadingSink) Reconcile(ctx context.Context, walk func(ctx context.Cont
 // its initial checkpoint; a failed one is retried by the next re-walk.
 func (wd *Watched) firstImport(ctx context.Context, walk snapshot.WalkFunc) error {
 	start := time.Now()
+	restore := local.LimitImportMemory()
 	_, imported, err := wd.Workspace.Import(ctx, wd.imp.counting(walk))
+	restore()
 	if err != nil {
 		return err
 	}

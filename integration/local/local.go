@@ -67,7 +67,9 @@ func OpenStore(ctx context.Context, cfg *config.Config, root string, progress fu
 // FirstImport imports the workspace if it was never imported (walk is
 // then called once), and applies the retention when it is due.
 func FirstImport(ctx context.Context, cfg *config.Config, ws *snapshot.Workspace, walk snapshot.WalkFunc, warn func(string)) error {
+	restore := LimitImportMemory()
 	_, imported, err := ws.Import(ctx, walk)
+	restore()
 	if err != nil {
 		return err
 	}
