@@ -105,8 +105,15 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 // file beyond one batch.
 func (ws *Workspace) journalImport(ctx context.Context, w *store.Writer, results *pipe, walked *atomic.Int64, unread unreadableSet) error {
 	var batch journalBatch
+	seen := store.NewImportedBlobs()
 	done := 0
 	for o, ok := results.recv(); ok; o, ok = results.recv() {
+		if o.err == nil && o.chunks != nil {
+			if err := w.PutImportedBlob(seen, o.state.Hash, o.chunks); err != nil {
+				return err
+			}
+			o.chunks = nil // stored: stage has only the entry to do
+		}
 		if err := ws.stage(w, &batch, candidate{path: o.path}, o, unread); err != nil {
 			return err
 		}
