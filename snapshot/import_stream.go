@@ -43,10 +43,10 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 		go func() {
 			defer readers.Done()
 			dirs := dirCache{root: root}
-			defer dirs.close()
+			defer dirs.closeAll()
 			for c := range jobs {
-				r, name := dirs.lookup(c.path)
-				results.send(ws.read(r, name, c))
+				r, at, name := dirs.lookupAt(c.path)
+				results.send(ws.read(r, at, name, c))
 			}
 		}()
 	}
