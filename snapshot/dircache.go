@@ -16,10 +16,11 @@ type dirCache struct {
 	root *os.Root // the workspace
 	dir  string   // slash-separated, relative to the workspace; "" for none
 	r    *os.Root // dir, open; nil when it could not be opened
-	// For lookupAt: dir (f) and the workspace's root (top) as open
-	// directories, opened at the first need.
-	f, top           *os.File
-	fTried, topTried bool
+	// For lookupAt: the directories it keeps open, most recent first, and
+	// the workspace's root as an open directory.
+	recent   []openDir
+	top      *os.File
+	topTried bool
 }
 
 // lookup returns a root and the name under it to reach p (a
@@ -48,13 +49,4 @@ func (d *dirCache) close() {
 		d.r.Close()
 	}
 	d.dir, d.r = "", nil
-	d.closeFiles()
-}
-
-// closeFiles closes the directories lookupAt opened for the last one.
-func (d *dirCache) closeFiles() {
-	if d.f != nil {
-		d.f.Close()
-	}
-	d.f, d.fTried = nil, false
 }

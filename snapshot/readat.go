@@ -4,7 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"strings"
+	"path"
 	"syscall"
 	"time"
 
@@ -24,26 +24,61 @@ import (
 // refuses a symlink put in its place (the read then finds the path changed
 // and looks again, through the os.Root).
 
-// lookupAt is lookup, and the directory the name is in, open for
-// readContentAt: nil when it could not be opened (the root and name
-// returned then reach the path from the workspace's root).
+// lookupAt is lookup for a first import's readers, which also returns the
+// directory the name is in, open, for readContentAt (nil when it could not
+// be opened: the root and name returned then reach the path from the
+// workspace's root). The walk lists several directories at once, so one
+// reader's files come from a few directories in turn: it keeps the last
+// recentDirs of them open (opening a directory through the os.Root opens
+// each of its path's components: at every change of directory, that was
+// 5% of a 200,000-file import's CPU).
 func (d *dirCache) lookupAt(p string) (*os.Root, *os.File, string) {
-	r, name := d.lookup(p)
-	if !strings.Contains(p, "/") {
+	dir, name := path.Split(p)
+	if dir == "" {
 		if d.top == nil && !d.topTried {
 			d.topTried = true
 			d.top, _ = d.root.Open(".")
 		}
-		return r, d.top, name
+		return d.root, d.top, p
 	}
-	if d.r == nil {
-		return r, nil, name
+	dir = dir[:len(dir)-1]
+	for i, od := range d.recent {
+		if od.dir == dir {
+			copy(d.recent[1:i+1], d.recent[:i])
+			d.recent[0] = od
+			return od.r, od.f, name
+		}
 	}
-	if d.f == nil && !d.fTried {
-		d.fTried = true
-		d.f, _ = d.r.Open(".") // the directory d.r holds, whatever its path holds now
+	r, err := d.root.OpenRoot(dir)
+	if err != nil {
+		return d.root, nil, p
 	}
-	return r, d.f, name
+	f, _ := r.Open(".") // the directory r holds, whatever its path holds now
+	if len(d.recent) == recentDirs {
+		d.recent[recentDirs-1].close()
+		d.recent = d.recent[:recentDirs-1]
+	}
+	d.recent = append(d.recent, openDir{})
+	copy(d.recent[1:], d.recent)
+	d.recent[0] = openDir{dir: dir, r: r, f: f}
+	return r, f, name
+}
+
+// recentDirs is how many directories lookupAt keeps open.
+const recentDirs = 8
+
+// openDir is a directory lookupAt keeps open.
+type openDir struct {
+	dir string
+	r   *os.Root
+	f   *os.File // nil if it could not be opened
+}
+
+func (od openDir) close() {
+	od.r.Close()
+	if od.f != nil {
+		od.f.Close()
+	}
 }
 
 // readContentAt is readContent, for a regular file named by one path
@@ -146,9 +181,13 @@ func (s statInfo) Mode() fs.FileMode {
 	return m
 }
 
-// closeAll is close, and closes the workspace's root opened for lookupAt.
+// closeAll is close, and closes what lookupAt opened.
 func (d *dirCache) closeAll() {
 	d.close()
+	for _, od := range d.recent {
+		od.close()
+	}
+	d.recent = nil
 	if d.top != nil {
 		d.top.Close()
 	}

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -80,5 +81,50 @@ func TestImportReadAtRefusesSymlink(t *testing.T) {
 				t.Errorf("%s: the symlink's target was read", p)
 			}
 		}
+	}
+}
+
+// TestImportReadAtManyDirs: files read in turn from more directories than
+// a reader keeps open each read as what they hold.
+func TestImportReadAtManyDirs(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	ws, err := Open(state, root, Options{MaxFileSize: 50 << 20, LockTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	var paths []string
+	for i := 0; i < 3*recentDirs; i++ {
+		p := fmt.Sprintf("d%d/sub/f%d.txt", i%(recentDirs+3), i)
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	wsRoot, err := os.OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wsRoot.Close()
+	dirs := dirCache{root: wsRoot}
+	defer dirs.closeAll()
+	for round := 0; round < 2; round++ {
+		for _, p := range paths {
+			info, err := os.Lstat(filepath.Join(root, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, at, name := dirs.lookupAt(p)
+			o := ws.read(r, at, name, candidate{path: p, info: info, fast: true})
+			if o.err != nil || o.state.Hash != store.HashBytes([]byte(p)) {
+				t.Fatalf("%s read as %+v (err %v)", p, o.state, o.err)
+			}
+		}
+	}
+	if len(dirs.recent) != recentDirs {
+		t.Errorf("%d directories kept open, want %d", len(dirs.recent), recentDirs)
 	}
 }
