@@ -352,7 +352,7 @@ func (ws *Workspace) readParallel(ctx context.Context, root *os.Root, cands []ca
 			defer dirs.close()
 			for c := range jobs {
 				r, name := dirs.lookup(c.path)
-				results.send(ws.read(r, name, c))
+				results.send(ws.read(r, nil, name, c))
 			}
 		}()
 	}

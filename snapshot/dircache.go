@@ -16,6 +16,11 @@ type dirCache struct {
 	root *os.Root // the workspace
 	dir  string   // slash-separated, relative to the workspace; "" for none
 	r    *os.Root // dir, open; nil when it could not be opened
+	// For lookupAt: the directories it keeps open, most recent first, and
+	// the workspace's root as an open directory.
+	recent   []openDir
+	top      *os.File
+	topTried bool
 }
 
 // lookup returns a root and the name under it to reach p (a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"path"
 	"sync"
 	"sync/atomic"
 
@@ -35,7 +36,7 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	jobs := make(chan candidate, 4096)
+	jobs := make(chan []candidate, 4096/importDirBatch)
 	results := newPipe(pipeLen)
 	var readers sync.WaitGroup
 	for range ws.opts.Workers {
@@ -43,10 +44,12 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 		go func() {
 			defer readers.Done()
 			dirs := dirCache{root: root}
-			defer dirs.close()
-			for c := range jobs {
-				r, name := dirs.lookup(c.path)
-				results.send(ws.read(r, name, c))
+			defer dirs.closeAll()
+			for batch := range jobs {
+				for _, c := range batch {
+					r, at, name := dirs.lookupAt(c.path)
+					results.send(ws.read(r, at, name, c))
+				}
 			}
 		}()
 	}
@@ -58,7 +61,26 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 	walkDone := make(chan error, 1)
 	go func() {
 		defer close(jobs)
-		walkDone <- walk(ctx, func(rel string, info fs.FileInfo) error {
+		// The walk hands over a directory's entries one after another:
+		// they go to the readers in batches of one directory's, so that
+		// a reader opens the directory once for them all (each reader
+		// reading every fourth file, each of the four opened every
+		// directory).
+		var batch []candidate
+		batchDir := ""
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			select {
+			case jobs <- batch:
+				batch = nil
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := walk(ctx, func(rel string, info fs.FileInfo) error {
 			if werr := walkError(info); werr != nil {
 				walkUnread[rel] = errText(werr)
 				return nil
@@ -67,13 +89,19 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 				links[id] = append(links[id], rel)
 			}
 			walked.Add(1)
-			select {
-			case jobs <- candidate{path: rel, info: info, fast: true}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
+			if dir := path.Dir(rel); dir != batchDir || len(batch) == importDirBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+				batchDir = dir
 			}
+			batch = append(batch, candidate{path: rel, info: info, fast: true})
+			return nil
 		})
+		if err == nil {
+			err = flush()
+		}
+		walkDone <- err
 	}()
 
 	readUnread := unreadableSet{}
@@ -105,8 +133,15 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 // file beyond one batch.
 func (ws *Workspace) journalImport(ctx context.Context, w *store.Writer, results *pipe, walked *atomic.Int64, unread unreadableSet) error {
 	var batch journalBatch
+	seen := store.NewImportedBlobs()
 	done := 0
 	for o, ok := results.recv(); ok; o, ok = results.recv() {
+		if o.err == nil && o.chunks != nil {
+			if err := w.PutImportedBlob(seen, o.state.Hash, o.chunks); err != nil {
+				return err
+			}
+			o.chunks = nil // stored: stage has only the entry to do
+		}
 		if err := ws.stage(w, &batch, candidate{path: o.path}, o, unread); err != nil {
 			return err
 		}
@@ -129,6 +164,10 @@ func (ws *Workspace) journalImport(ctx context.Context, w *store.Writer, results
 	}
 	return batch.record(w, nil, store.Attr{})
 }
+
+// importDirBatch is how many files of one directory a first import's
+// reader gets at a time.
+const importDirBatch = 64
 
 // importBatch is how many files a first import journals at a time.
 const importBatch = 1024

@@ -57,8 +57,9 @@ type observed struct {
 // re-reading when it changed while being read. The path is name under
 // root: an os.Root on the workspace or on one of its directories, so a
 // symlink that appears in a parent directory meanwhile can never make ckpt
-// read (and store) content from outside it.
-func (ws *Workspace) read(root *os.Root, name string, c candidate) observed {
+// read (and store) content from outside it. at, when not nil, is the
+// directory name is in, open (readContentAt).
+func (ws *Workspace) read(root *os.Root, at *os.File, name string, c candidate) observed {
 	path, info := c.path, c.info
 	var scratch *[]byte
 	if c.fast { // the fast codec copies what it keeps: the buffer can serve again
@@ -67,7 +68,7 @@ func (ws *Workspace) read(root *os.Root, name string, c candidate) observed {
 	}
 	for attempt := 0; ; attempt++ {
 		st := statState(info)
-		data, err := ws.readContent(root, name, st, scratch)
+		data, err := ws.readContentAt(at, root, name, st, scratch)
 		// The file read is the one stat'ed, unchanged while it was read,
 		// if its descriptor's stat still matches: that costs no second
 		// walk of the path. Otherwise the path's lstat says what it holds

@@ -52,8 +52,8 @@ type journalBatch struct {
 // written files by ChangeTime, then the deletions (gone, and the vanished
 // files), whose time is now.
 func (b *journalBatch) record(w *store.Writer, gone map[string]store.State, attr store.Attr) error {
-	slices.SortStableFunc(b.written, func(x, y staged) int { return cmp.Compare(x.at(), y.at()) })
-	for _, s := range b.written {
+	for _, i := range b.changeOrder() {
+		s := b.written[i]
 		kind := store.Modified
 		if !s.c.hadPrev {
 			kind = store.Added
@@ -77,4 +77,25 @@ func (b *journalBatch) record(w *store.Writer, gone map[string]store.State, attr
 		}
 	}
 	return nil
+}
+
+// changeOrder is the indexes of b.written by ChangeTime, ties in the order
+// they came: the times are computed once each and the staged files, a few
+// hundred bytes apiece, are not moved (sorting them was 2% of a first
+// import's CPU).
+func (b *journalBatch) changeOrder() []int32 {
+	type key struct {
+		at int64
+		i  int32
+	}
+	keys := make([]key, len(b.written))
+	for i, s := range b.written {
+		keys[i] = key{s.at(), int32(i)}
+	}
+	slices.SortFunc(keys, func(x, y key) int { return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.i, y.i)) })
+	order := make([]int32, len(keys))
+	for i, k := range keys {
+		order[i] = k.i
+	}
+	return order
 }

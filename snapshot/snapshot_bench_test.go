@@ -205,7 +205,7 @@ func BenchmarkReadHash(b *testing.B) {
 			}
 			defer wsRoot.Close()
 			for b.Loop() {
-				o := ws.read(wsRoot, name, candidate{path: name, info: info})
+				o := ws.read(wsRoot, nil, name, candidate{path: name, info: info})
 				if o.err != nil {
 					b.Fatal(o.err)
 				}

@@ -181,6 +181,11 @@ func (w *Writer) PutBlob(h Hash, chunks [][]byte) error {
 	if err := w.putDeltaRef(h, chunks); err != nil {
 		return err
 	}
+	return w.putChunks(h, chunks)
+}
+
+// putChunks writes a blob's chunks.
+func (w *Writer) putChunks(h Hash, chunks [][]byte) error {
 	// Chunk 0 marks the blob as stored (HasBlob), so it goes last: a write
 	// split across transactions that stops midway leaves no marker, and
 	// the next PutBlob writes every chunk again.
