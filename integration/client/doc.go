@@ -2,7 +2,8 @@
 // method per route (Client for the daemon's own routes, WorkspaceClient
 // for one workspace's, with the signatures of drift.Engine's methods), and
 // the event stream. It imports only the wire (integration/api), so a
-// program that talks to ckptd does not link the engine.
+// program that talks to ckptd does not link the engine; and it speaks
+// HTTP/1.1 itself (wire.go), so it does not link net/http either.
 //
 // # Whom it talks to
 //
