@@ -168,6 +168,9 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 		row.GCFreedNote = s.gc()
 	}
 	row.AfterGC = storeUsage(state)
+	if err := printStoreUsage(os.Stderr, state); err != nil {
+		fmt.Fprintln(os.Stderr, "storage usage:", err)
+	}
 	row.Tree = diskUsage(tree)
 	row.Git = diskUsage(gitDir)
 	if _, err := s.g.gc(); err != nil {

@@ -48,8 +48,10 @@
 // whole blob, one more than the base's otherwise). Capture passes the
 // previous version (snapshot's encode); EncodeBlobAgainst keeps the delta
 // only when it is less than half of the plain encoding, and never against
-// a base that is missing, over one chunk or maxDeltaDepth (16) deep: the
-// next version is stored whole and starts a new chain. Reading walks the
+// a base that is missing or over one chunk. The version after a base
+// maxDeltaDepth (16) deep is a delta against the whole blob at its chain's
+// root (depth 1 again: its delta spans every edit since the root), or
+// whole, starting a new chain, once that is not small. Reading walks the
 // chain down to the whole blob with one lookup per link, then applies the
 // deltas on the way back up (at most maxDeltaDepth of them, each a copy
 // of the content; a longer or inconsistent chain is an error, so a

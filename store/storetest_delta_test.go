@@ -132,8 +132,10 @@ func confBlobDeltaRoundTrip(t *testing.T, open func(t *testing.T) *Store) {
 func slicesJoin(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // confBlobDeltaChainCap: a file edited again and again is stored as a chain
-// of deltas up to maxDeltaDepth, then whole, then a new chain; every
-// version reads back.
+// of deltas up to maxDeltaDepth; the version after a full chain is a delta
+// against the chain's root (depth 1 again), as long as that delta is small;
+// once the file has drifted from the root, it is stored whole and starts a
+// new chain. Every version reads back.
 func confBlobDeltaChainCap(t *testing.T, open func(t *testing.T) *Store) {
 	s := open(t)
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -143,14 +145,30 @@ func confBlobDeltaChainCap(t *testing.T, open func(t *testing.T) *Store) {
 		versions [][]byte
 		hashes   []Hash
 	)
-	for i := range 2*maxDeltaDepth + 3 {
-		content = append(bytes.Clone(content), fmt.Sprintf("// edit %d\n", i)...)
+	put := func(i, want int) {
+		t.Helper()
 		prev = confPutVersion(t, s, content, prev)
 		versions, hashes = append(versions, content), append(hashes, prev)
-		if want := i % (maxDeltaDepth + 1); confDepth(t, s, prev) != want {
-			t.Fatalf("version %d stored at depth %d, want %d", i, confDepth(t, s, prev), want)
+		if got := confDepth(t, s, prev); got != want {
+			t.Fatalf("version %d stored at depth %d, want %d", i, got, want)
 		}
 	}
+	for i := range 3*maxDeltaDepth + 3 {
+		content = append(bytes.Clone(content), fmt.Sprintf("// edit %d\n", i)...)
+		want := i
+		if i > maxDeltaDepth {
+			want = (i-1)%maxDeltaDepth + 1
+		}
+		put(i, want)
+	}
+	// Rewritten past the chain's end and most of the way: a delta against
+	// the root would not be small, so the next full chain ends in a whole blob.
+	for i := confDepth(t, s, prev); i < maxDeltaDepth; i++ {
+		content = append(bytes.Clone(content), fmt.Sprintf("// more %d\n", i)...)
+		put(len(hashes), i+1)
+	}
+	content = append(confSourceText(rng, 150), content[len(content)/4:]...)
+	put(len(hashes), 0)
 	for i, h := range hashes {
 		if got := confReadBlob(t, s, h); !bytes.Equal(got, versions[i]) {
 			t.Fatalf("version %d reads back wrong", i)
