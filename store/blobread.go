@@ -116,7 +116,7 @@ func (r *Reader) assembleChain(h Hash, wantRoot bool) ([]byte, int, DeltaBase, e
 				link = &d
 				return err
 			}
-			out, err = decodeChunk(make([]byte, 0, room), v)
+			out, err = r.decodeChunk(make([]byte, 0, room), v)
 			return err
 		})
 		if errors.Is(err, ErrNotFound) && len(links) > 0 {
@@ -165,6 +165,15 @@ func (r *Reader) assembleChain(h Hash, wantRoot bool) ([]byte, int, DeltaBase, e
 	return out, len(links), root, nil
 }
 
+// decodeChunk is decodeChunk, reading chunks encoded against a
+// dictionary too.
+func (r *Reader) decodeChunk(dst, v []byte) ([]byte, error) {
+	if len(v) > 0 && v[0] == codecZstdDict {
+		return decodeDictChunk(r.txn, dst, v)
+	}
+	return decodeChunk(dst, v)
+}
+
 // chunk0 calls fn with the value of the blob's first chunk, valid only
 // during the call.
 func (r *Reader) chunk0(h Hash, fn func([]byte) error) error {
@@ -188,7 +197,7 @@ func (r *Reader) chunkedBlob(h Hash) ([]byte, error) {
 	n := 0
 	for it.Rewind(); it.Valid(); it.Next() {
 		err := it.Item().Value(func(b []byte) (err error) {
-			out, err = decodeChunk(out, b)
+			out, err = r.decodeChunk(out, b)
 			return err
 		})
 		if err != nil {
