@@ -214,10 +214,10 @@ func (r *Reader) chunkedBlob(h Hash) ([]byte, error) {
 	return out, nil
 }
 
-// putDeltaRef indexes the base of a blob about to be stored, if it is a
-// delta, after checking that the base is stored. PutBlob calls it before it
-// writes the chunk, so no stored delta ever lacks its index key (a key may
-// outlive a write that stopped midway: SweepBlobs drops it).
+// putDeltaRef checks, before PutBlob writes a delta's chunk, that its base
+// is stored. (Stores written before kept an index key for each delta,
+// 'd' blob base; a delta's chunk is now marked metaDelta instead, and
+// keepBases reads its base from the chunk's header.)
 func (w *Writer) putDeltaRef(h Hash, chunks [][]byte) error {
 	if len(chunks) == 0 || len(chunks[0]) == 0 || chunks[0][0] != codecDelta {
 		return nil
@@ -229,24 +229,47 @@ func (w *Writer) putDeltaRef(h Hash, chunks [][]byte) error {
 	if ok, err := w.HasBlob(base); err != nil || !ok {
 		return fmt.Errorf("store: the base %x of a new delta is not stored (%v)", base.H1, err)
 	}
-	k := deltaRefKey(h, base)
-	if err := w.room(estimate(k, nil)); err != nil {
-		return err
+	return nil
+}
+
+// deltaBases maps every blob stored as a delta to its base: from the
+// chunks marked metaDelta (their header) and from the index keys of stores
+// written before the marks; indexed holds the index keys' pairs.
+func (w *Writer) deltaBases() (baseOf, indexed map[Hash]Hash, err error) {
+	baseOf, indexed = map[Hash]Hash{}, map[Hash]Hash{}
+	err = w.scan([]byte{prefixDeltaRef}, false, func(key []byte, _ *badger.Item) error {
+		if len(key) != 49 {
+			return fmt.Errorf("store: malformed delta index key %x", key)
+		}
+		baseOf[getHash(key[1:])] = getHash(key[25:])
+		indexed[getHash(key[1:])] = getHash(key[25:])
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return w.set(k, nil)
+	err = w.scan([]byte{prefixBlob}, false, func(key []byte, item *badger.Item) error {
+		if item.UserMeta() != metaDelta {
+			return nil
+		}
+		if len(key) != 29 {
+			return fmt.Errorf("store: malformed blob key %x", key)
+		}
+		return item.Value(func(v []byte) error {
+			if len(v) < deltaHeaderLen || v[0] != codecDelta {
+				return errCorruptDelta
+			}
+			baseOf[getHash(key[1:])] = getHash(v[1:])
+			return nil
+		})
+	})
+	return baseOf, indexed, err
 }
 
 // keepBases adds to live the base of every delta in it, and their bases in
 // turn, and deletes the index keys of the deltas not in it.
 func (w *Writer) keepBases(live map[Hash]struct{}) error {
-	baseOf := map[Hash]Hash{}
-	err := w.scan([]byte{prefixDeltaRef}, false, func(key []byte, _ *badger.Item) error {
-		if len(key) != 49 {
-			return fmt.Errorf("store: malformed delta index key %x", key)
-		}
-		baseOf[getHash(key[1:])] = getHash(key[25:])
-		return nil
-	})
+	baseOf, indexed, err := w.deltaBases()
 	if err != nil {
 		return err
 	}
@@ -265,7 +288,7 @@ func (w *Writer) keepBases(live map[Hash]struct{}) error {
 			live[b] = struct{}{}
 		}
 	}
-	for blob, base := range baseOf {
+	for blob, base := range indexed {
 		if _, ok := live[blob]; !ok {
 			if err := w.deleteKey(deltaRefKey(blob, base)); err != nil {
 				return err
