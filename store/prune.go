@@ -143,11 +143,9 @@ func (w *Writer) CompactHistory(floor uint64) (journal, paths int, err error) {
 		}
 		pending = bytes.Clone(key)
 		return item.Value(func(v []byte) error {
-			if len(v) == 0 {
-				return errShort
-			}
-			pendingAbs = Kind(v[0]) == Absent
-			return nil
+			k, err := stateKind(v)
+			pendingAbs = k == Absent
+			return err
 		})
 	})
 	if err == nil {

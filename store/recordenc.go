@@ -91,6 +91,19 @@ func (d *recordDecoder) uint() uint64 {
 	return v
 }
 
+func (d *recordDecoder) int() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errShort
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
 func (d *recordDecoder) string() string {
 	if d.err != nil {
 		return ""

@@ -63,6 +63,7 @@ var usageNames = map[byte]string{
 
 var codecNames = map[byte]string{
 	codecRaw: "blob raw", codecZstd: "blob zstd", codecDelta: "blob delta", codecS2: "blob s2",
+	codecZstdDict: "blob zstd+dict",
 }
 
 func usageKind(item *badger.Item) (string, error) {

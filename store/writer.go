@@ -1,6 +1,10 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4/skl"
+)
 
 // jsonUnmarshal decodes a stored record (JSON, or binary: recordenc.go).
 func jsonUnmarshal(b []byte, v any) error { return unmarshalRecord(b, v) }
@@ -36,10 +40,12 @@ func (s *Store) Write(fn func(*Writer) error) error {
 	return w.commit(false)
 }
 
-// batch limits: Badger refuses a transaction over 15% of a memtable; stay
-// well under it.
+// batch limits: Badger refuses a transaction over 15% of a memtable, or
+// of as many entries as that holds skiplist nodes; stay well under both
+// (small records, compact since, reach the count first).
 func (w *Writer) full(extra int64) bool {
-	return w.size+extra > MemTableSize*15/100*6/10 || w.count > 20000
+	maxCount := int(MemTableSize * 15 / 100 / int64(skl.MaxNodeSize))
+	return w.size+extra > MemTableSize*15/100*6/10 || w.count > min(20000, maxCount*6/10)
 }
 
 func (w *Writer) commit(reopen bool) error {
