@@ -156,6 +156,7 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 		// Let the daemon's background work settle, as a long session would.
 		time.Sleep(2 * time.Second)
 		row.Running = storeUsage(state)
+		printStoreFiles(os.Stderr, state, "while the daemon runs")
 		row.GCFreedNote = s.gc()
 		row.RunningGC = storeUsage(state)
 		if err := d.stop(); err != nil {

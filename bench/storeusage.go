@@ -48,3 +48,28 @@ func printStoreUsage(w io.Writer, state string) error {
 	}
 	return nil
 }
+
+// printStoreFiles lists the files of each store under state, with what du
+// counts (allocated blocks) beside their apparent size: Badger sizes its
+// logs with ftruncate, so the two differ for files it has not filled.
+func printStoreFiles(w io.Writer, state, when string) {
+	dbs, _ := filepath.Glob(filepath.Join(state, "workspaces", "*", "db"))
+	for _, db := range dbs {
+		ents, err := os.ReadDir(db)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(w, "\nfiles of %s %s (du bytes / apparent bytes):\n", db, when)
+		var du, size int64
+		for _, e := range ents {
+			info, err := e.Info()
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+			n := diskUsage(filepath.Join(db, e.Name()))
+			fmt.Fprintf(w, "  %-16s %10d %10d\n", e.Name(), n, info.Size())
+			du, size = du+n, size+info.Size()
+		}
+		fmt.Fprintf(w, "  %-16s %10d %10d\n", "all", du, size)
+	}
+}
