@@ -249,6 +249,8 @@ var ReclaimGrace = time.Second
 // while the database is reopened and while one value-log file is
 // rewritten.
 func (s *Store) Reclaim() (ReclaimStats, error) {
+	s.reclaiming.Lock() // FlushIdle keeps out of its flatten and GC
+	defer s.reclaiming.Unlock()
 	defer s.size.invalidate()
 	var rs ReclaimStats
 	// Every read that begins after this write sees every delete made so
