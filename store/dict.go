@@ -19,7 +19,8 @@ import (
 // against the store's dictionary: raw content sampled from the store
 // (contents of other files, which share their idioms, names and licence
 // headers), given to zstd as a raw dictionary. On terraform's 4,729 files
-// that is 5.55 MB against 6.71 MB for each file alone at SpeedFastest.
+// that is 5.08 MB with a dictionary of 512 KiB (5.55 MB with 128 KiB),
+// against 6.71 MB for each file alone at SpeedFastest.
 //
 // A dictionary is made once, from the first contents a Recompress or
 // Repack rewrites, and kept for good under its id (the xxhash of its
@@ -31,7 +32,7 @@ import (
 // times a dictionary's worth of content gets a smaller one, and none
 // under dictMinSize (its cost, stored once, would not come back).
 const (
-	dictMaxSize  = 128 << 10
+	dictMaxSize  = 512 << 10
 	dictMinSize  = 8 << 10
 	dictMinShare = 16
 	// dictPieceMax: only contents up to this size go into a dictionary
