@@ -249,7 +249,7 @@ func (w *Writer) deltaBases() (baseOf, indexed map[Hash]Hash, err error) {
 		return nil, nil, err
 	}
 	err = w.scan([]byte{prefixBlob}, false, func(key []byte, item *badger.Item) error {
-		if item.UserMeta() != metaDelta {
+		if m := item.UserMeta(); m != metaDelta && m != metaDeltaFinal {
 			return nil
 		}
 		if len(key) != 29 {

@@ -19,6 +19,9 @@ const (
 	metaDelta byte = 2 // a delta
 	metaFinal byte = 3 // the final encoding (compressFinal): nothing to redo
 	metaPlain byte = 4 // whole, as a capture writes it (zstd SpeedFastest or raw)
+	// metaDeltaFinal: a delta whose op stream Repack compressed again at
+	// the final level (or found no better way to store).
+	metaDeltaFinal byte = 5
 )
 
 func chunkMeta(val []byte) byte {

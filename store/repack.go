@@ -64,9 +64,9 @@ func rewritable(item *badger.Item, fastOnly bool) (bool, error) {
 	switch m := item.UserMeta(); {
 	case m == metaFast:
 		return true, nil
-	case fastOnly || m != 0 && m != metaPlain:
+	case fastOnly || m != 0 && m != metaPlain && m != metaDelta:
 		return false, nil
-	case m == metaPlain:
+	case m == metaPlain || m == metaDelta:
 		return true, nil
 	}
 	var ok bool
@@ -125,6 +125,9 @@ func (s *Store) rewriteChunks(b rewriteBatch, d **zdict, first bool, rs *Recompr
 	}
 	contents := make([][]byte, len(b.vals))
 	for i, v := range b.vals {
+		if b.metas[i] == metaDelta {
+			continue // its op stream, below
+		}
 		content, err := decodeChunk(nil, v)
 		if err != nil {
 			return fmt.Errorf("store: recompress chunk %x: %w", b.keys[i], err)
@@ -143,6 +146,13 @@ func (s *Store) rewriteChunks(b rewriteBatch, d **zdict, first bool, rs *Recompr
 	}
 	out := make([][]byte, len(contents))
 	for i, c := range contents {
+		if b.metas[i] == metaDelta {
+			var err error
+			if out[i], err = recompressDelta(b.vals[i]); err != nil {
+				return fmt.Errorf("store: recompress delta %x: %w", b.keys[i], err)
+			}
+			continue
+		}
 		out[i] = compressFinal(c, *d)
 	}
 	return s.Write(func(w *Writer) error {
@@ -165,7 +175,11 @@ func (s *Store) rewriteChunks(b rewriteBatch, d **zdict, first bool, rs *Recompr
 			if err := w.room(w.estimate(k, out[i])); err != nil {
 				return err
 			}
-			if err := w.setChunkMeta(k, out[i], metaFinal); err != nil {
+			meta := metaFinal
+			if b.metas[i] == metaDelta {
+				meta = metaDeltaFinal
+			}
+			if err := w.setChunkMeta(k, out[i], meta); err != nil {
 				return err
 			}
 			rs.Chunks++
@@ -174,4 +188,20 @@ func (s *Store) rewriteChunks(b rewriteBatch, d **zdict, first bool, rs *Recompr
 		}
 		return nil
 	})
+}
+
+// recompressDelta is a delta chunk with its op stream compressed at the
+// final level, or the chunk as it was when that is not smaller. The
+// header (base, depth) is unchanged.
+func recompressDelta(v []byte) ([]byte, error) {
+	d, err := parseDeltaChunk(v)
+	if err != nil {
+		return nil, err
+	}
+	out := append(make([]byte, 0, len(v)), v[:deltaHeaderLen]...)
+	out = finalEncoder().EncodeAll(d.delta, append(out, codecZstd))
+	if len(out) >= len(v) {
+		return v, nil
+	}
+	return out, nil
 }

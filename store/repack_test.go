@@ -45,8 +45,8 @@ func chunkMetas(t *testing.T, s *Store) map[byte]int {
 
 // TestRepack: contents a capture stored (zstd SpeedFastest, marked plain)
 // and contents written before the marks (meta 0) are rewritten in the
-// final encoding against a dictionary made from them, smaller; deltas
-// are left alone; every content reads back, also in a new process (the
+// final encoding against a dictionary made from them, smaller; a delta's
+// op stream is compressed again, its base kept; every content reads back, also in a new process (the
 // dictionary loaded from the store); a second Repack has nothing to do.
 func TestRepack(t *testing.T) {
 	dir := t.TempDir()
@@ -84,11 +84,11 @@ func TestRepack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rs.Chunks != 120 || rs.After*10 > rs.Before*8 {
-		t.Errorf("Repack: %+v; want 120 chunks at most 80%% of their size", rs)
+	if rs.Chunks != 121 || rs.After*10 > rs.Before*8 {
+		t.Errorf("Repack: %+v; want the 120 whole chunks and the delta, at most 80%% of their size", rs)
 	}
-	if got := chunkMetas(t, s); got[metaFinal] != 120 || got[metaDelta] != 1 || len(got) != 2 {
-		t.Errorf("after Repack, chunks by mark: %v; want 120 final, the delta left", got)
+	if got := chunkMetas(t, s); got[metaFinal] != 120 || got[metaDeltaFinal] != 1 || len(got) != 2 {
+		t.Errorf("after Repack, chunks by mark: %v; want 120 final, 1 delta final", got)
 	}
 	check := func(when string) {
 		t.Helper()
@@ -151,4 +151,25 @@ func badgerKeysOnly(prefix []byte) badger.IteratorOptions {
 	opts.PrefetchValues = false
 	opts.Prefix = prefix
 	return opts
+}
+
+// TestRecompressDelta: a delta's op stream compressed again keeps its
+// header and ops, and is never larger.
+func TestRecompressDelta(t *testing.T) {
+	base := repackTestContents(1)[0]
+	next := append(bytes.Clone(base), repackTestContents(3)[2]...)
+	v := encodeDeltaChunk(next, DeltaBase{hash: HashBytes(base), content: base}, len(next))
+	if v == nil {
+		t.Fatal("no delta")
+	}
+	out, err := recompressDelta(v)
+	if err != nil || len(out) > len(v) || !bytes.Equal(out[:deltaHeaderLen], v[:deltaHeaderLen]) {
+		t.Fatalf("recompressDelta: %d -> %d bytes, %v", len(v), len(out), err)
+	}
+	a, err1 := parseDeltaChunk(v)
+	b, err2 := parseDeltaChunk(out)
+	if err1 != nil || err2 != nil || !bytes.Equal(a.delta, b.delta) || a.base != b.base || a.depth != b.depth {
+		t.Fatalf("the recompressed delta differs: %v, %v", err1, err2)
+	}
+	t.Logf("delta chunk %d -> %d bytes", len(v), len(out))
 }
