@@ -114,6 +114,9 @@ func mainErr(ctx context.Context, o *options) error {
 			o.jsonOut = filepath.Join(repo, "bench", "results.json")
 		}
 	}
+	if *storageUsageDir != "" {
+		return printStoreUsage(os.Stdout, *storageUsageDir)
+	}
 	if o.render != "" {
 		var res results
 		b, err := os.ReadFile(o.render)

@@ -153,9 +153,18 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 	row.Seconds = time.Since(start).Seconds()
 	row.Steps = s.steps
 	if d != nil {
-		// Let the daemon's background work settle, as a long session would.
-		time.Sleep(2 * time.Second)
+		// Let the daemon's background work settle, as a long session
+		// would between turns: the recompression of the first import
+		// (its mark goes when it is done) and the flush of the memtables
+		// once the store has been idle 10 s.
+		for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+			if marks, _ := filepath.Glob(filepath.Join(state, "workspaces", "*", "recompress-pending")); len(marks) == 0 {
+				break
+			}
+		}
+		time.Sleep(15 * time.Second)
 		row.Running = storeUsage(state)
+		printStoreFiles(os.Stderr, state, "while the daemon runs")
 		row.GCFreedNote = s.gc()
 		row.RunningGC = storeUsage(state)
 		if err := d.stop(); err != nil {
@@ -168,14 +177,18 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 		row.GCFreedNote = s.gc()
 	}
 	row.AfterGC = storeUsage(state)
+	if err := printStoreUsage(os.Stderr, state); err != nil {
+		fmt.Fprintln(os.Stderr, "storage usage:", err)
+	}
 	row.Tree = diskUsage(tree)
 	row.Git = diskUsage(gitDir)
 	if _, err := s.g.gc(); err != nil {
 		return row, err
 	}
 	row.GitGC = diskUsage(gitDir)
-	fmt.Fprintf(os.Stderr, "storage %s (%s): %d steps in %.0fs; ckpt %s (running %s, after gc %s), git gc'd %s\n",
-		name, mode, row.Steps, row.Seconds, fmtBytes(row.Closed), fmtBytes(row.Running), fmtBytes(row.AfterGC), fmtBytes(row.GitGC))
+	fmt.Fprintf(os.Stderr, "storage %s (%s): %d steps in %.0fs; ckpt %s (running %s, after gc %s), git gc'd %s; bytes: closed %d, running %d, running after gc %d, after gc %d, git gc'd %d\n",
+		name, mode, row.Steps, row.Seconds, fmtBytes(row.Closed), fmtBytes(row.Running), fmtBytes(row.AfterGC), fmtBytes(row.GitGC),
+		row.Closed, row.Running, row.RunningGC, row.AfterGC, row.GitGC)
 	return row, nil
 }
 

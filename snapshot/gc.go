@@ -52,7 +52,8 @@ type GCStats struct {
 	OverBudget bool
 }
 
-// Collect applies a retention policy now: the age rule, then the size
+// Collect applies a retention policy now: the age rule, then rewrites the
+// contents left in the store's final encoding (RepackIfIdle), then the size
 // budget, then gives the space back to the file system (store.Reclaim runs
 // even when nothing was pruned: it also drops what Badger keeps of
 // overwritten records). A dry run changes nothing and lists the
@@ -86,6 +87,14 @@ func (ws *Workspace) collect(ctx context.Context, p Policy, dry, always bool) (G
 	if dry {
 		gs.OverBudget = p.MaxSize > 0 && gs.BytesBefore > p.MaxSize
 		return gs, ws.describePins(&gs, keep)
+	}
+	if always {
+		// What is left is rewritten in the final encoding (a better
+		// level, against the store's dictionary) before the reclaim
+		// gives the old chunks' space back.
+		if _, _, err := ws.RepackIfIdle(ctx); err != nil {
+			return gs, err
+		}
 	}
 	if changed || always {
 		if err := ws.reclaim(ctx, &gs); err != nil {

@@ -33,3 +33,18 @@ func (ws *Workspace) RecompressIfIdle(ctx context.Context) (rs store.RecompressS
 	rs, err = ws.st.Recompress(ctx, nil)
 	return rs, true, err
 }
+
+// RepackIfIdle rewrites every whole content not in the store's final
+// encoding yet (store.Repack: the first import's, and those captures
+// stored at zstd's fastest level) unless a Recompress runs already (the
+// daemon's, in the background), in which case it leaves the store as it
+// is and reports ran false. The caller gives the replaced chunks' space
+// back (Collect does).
+func (ws *Workspace) RepackIfIdle(ctx context.Context) (rs store.RecompressStats, ran bool, err error) {
+	if !ws.recompressing.TryLock() {
+		return rs, false, nil
+	}
+	defer ws.recompressing.Unlock()
+	rs, err = ws.st.Repack(ctx, nil)
+	return rs, true, err
+}

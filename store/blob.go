@@ -21,6 +21,9 @@ const (
 	codecZstd  = 1
 	codecDelta = 2 // a delta against another blob (see deltaChunk)
 	codecS2    = 3 // S2 (klauspost/compress/s2) block: a first import's (EncodeBlobFast)
+	// codecZstdDict: zstd against the store's dictionary, the final
+	// encoding (dict.go); Reader.decodeChunk reads it.
+	codecZstdDict = 4
 )
 
 // HashBytes hashes a content.
@@ -57,7 +60,10 @@ var (
 
 func codecs() {
 	encOnce.Do(func() {
-		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(encoderLevel), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
+		// No frame checksum: every content read is checked against its
+		// hash (Reader.blob), and 4 bytes a content add up in a store of
+		// small files. Frames written with one read as before.
+		enc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(encoderLevel), zstd.WithEncoderCRC(false), zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)), zstd.WithLowerEncoderMem(true))
 		dec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(2*ChunkSize))
 	})
 }
@@ -118,6 +124,8 @@ func decodeChunk(dst, v []byte) ([]byte, error) {
 		return decodeS2(dst, v[1:])
 	case codecDelta:
 		return nil, errors.New("store: a delta chunk where a whole one belongs")
+	case codecZstdDict:
+		return nil, errors.New("store: a dictionary chunk read without its store")
 	}
 	return nil, errors.New("store: unknown blob codec")
 }

@@ -187,13 +187,14 @@ func TestRecompressSkipsDeleted(t *testing.T) {
 	c := fastTestContents()[0]
 	h := HashBytes(c)
 	confMustWrite(t, s, func(w *Writer) error { return w.PutBlob(h, EncodeBlobFast(c)) })
-	keys, vals, _, err := s.fastChunks([]byte{prefixBlob})
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("fastChunks: %d keys, %v", len(keys), err)
+	batch, _, err := s.chunksToRewrite([]byte{prefixBlob}, true)
+	if err != nil || len(batch.keys) != 1 {
+		t.Fatalf("chunksToRewrite: %d keys, %v", len(batch.keys), err)
 	}
 	confMustWrite(t, s, func(w *Writer) error { return w.deleteKey(blobKey(h, 0)) })
 	var rs RecompressStats
-	if err := s.rewriteChunks(keys, vals, &rs); err != nil {
+	var d *zdict
+	if err := s.rewriteChunks(batch, &d, false, &rs); err != nil {
 		t.Fatal(err)
 	}
 	confMustView(t, s, func(r *Reader) error {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -38,20 +39,30 @@ func (r *Reader) Blob(h Hash) ([]byte, error) {
 
 // DeltaBase reads the content with hash h as the base for a new version of
 // it (EncodeBlobAgainst). It returns no base (and no error) when there is
-// none to use: h is not stored, does not fit one chunk, or is at the end of
-// a chain as long as it may get.
+// none to use: h is not stored or does not fit one chunk. When h is at the
+// end of a chain as long as it may get, the base is the whole blob at the
+// chain's root instead: the new version's delta then spans every edit since
+// the root, which for a file edited a little at a time is still far smaller
+// than a whole copy (EncodeBlobAgainst stores it whole when it is not), and
+// the chain starts again at depth 1 rather than with a whole blob.
 func (r *Reader) DeltaBase(h Hash) (DeltaBase, error) {
 	if h.Size < 0 || h.Size > ChunkSize {
 		return DeltaBase{}, nil
 	}
-	b, depth, err := r.blob(h)
+	b, depth, root, err := r.assembleChain(h, true)
+	if err == nil && HashBytes(b) != h {
+		err = fmt.Errorf("store: blob %x: %w", h.H1, errDamaged)
+	}
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return DeltaBase{}, nil
 	case err != nil:
 		return DeltaBase{}, err
 	case depth >= maxDeltaDepth:
-		return DeltaBase{}, nil
+		if HashBytes(root.content) != root.hash {
+			return DeltaBase{}, fmt.Errorf("store: blob %x: %w", root.hash.H1, errDamaged)
+		}
+		return root, nil
 	}
 	return DeltaBase{hash: h, content: b, depth: depth}, nil
 }
@@ -76,19 +87,28 @@ func (r *Reader) blob(h Hash) ([]byte, int, error) {
 // whole blob at its root, then each delta applied on the way back up, so
 // each link is read and decoded once.
 func (r *Reader) assemble(h Hash) ([]byte, int, error) {
+	b, depth, _, err := r.assembleChain(h, false)
+	return b, depth, err
+}
+
+// assembleChain is assemble; with wantRoot, it also returns the whole blob
+// at the root of a chain of maxDeltaDepth deltas (a copy of its content).
+func (r *Reader) assembleChain(h Hash, wantRoot bool) ([]byte, int, DeltaBase, error) {
+	var root DeltaBase
 	if h.Size < 0 {
-		return nil, 0, ErrNotFound
+		return nil, 0, root, ErrNotFound
 	}
 	if h.Size > ChunkSize {
 		b, err := r.chunkedBlob(h)
-		return b, 0, err
+		return b, 0, root, err
 	}
 	var (
 		links []deltaChunk
 		out   []byte
 		room  = h.Size // the longest content on the chain: buffers for all
+		cur   = h
 	)
-	for cur := h; ; {
+	for {
 		var link *deltaChunk
 		err := r.chunk0(cur, func(v []byte) (err error) {
 			if len(v) > 0 && v[0] == codecDelta {
@@ -96,27 +116,30 @@ func (r *Reader) assemble(h Hash) ([]byte, int, error) {
 				link = &d
 				return err
 			}
-			out, err = decodeChunk(make([]byte, 0, room), v)
+			out, err = r.decodeChunk(make([]byte, 0, room), v)
 			return err
 		})
 		if errors.Is(err, ErrNotFound) && len(links) > 0 {
-			return nil, 0, fmt.Errorf("store: blob %x: the base %x of its delta chain is missing", h.H1, cur.H1)
+			return nil, 0, root, fmt.Errorf("store: blob %x: the base %x of its delta chain is missing", h.H1, cur.H1)
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, root, err
 		}
 		if link == nil {
 			if int64(len(out)) != cur.Size {
-				return nil, 0, errors.New("store: blob has the wrong size")
+				return nil, 0, root, errors.New("store: blob has the wrong size")
 			}
 			break
 		}
 		if len(links) == maxDeltaDepth {
-			return nil, 0, fmt.Errorf("store: blob %x: delta chain longer than %d", h.H1, maxDeltaDepth)
+			return nil, 0, root, fmt.Errorf("store: blob %x: delta chain longer than %d", h.H1, maxDeltaDepth)
 		}
 		links = append(links, *link)
 		cur = link.base
 		room = max(room, cur.Size)
+	}
+	if wantRoot && len(links) >= maxDeltaDepth {
+		root = DeltaBase{hash: cur, content: bytes.Clone(out)}
 	}
 	var spare []byte
 	if len(links) > 1 {
@@ -128,18 +151,27 @@ func (r *Reader) assemble(h Hash) ([]byte, int, error) {
 			size = links[i-1].base.Size
 		}
 		if links[i].depth != len(links)-i {
-			return nil, 0, fmt.Errorf("store: blob %x: %w (depth %d at %d from the root)", h.H1, errCorruptDelta, links[i].depth, len(links)-i)
+			return nil, 0, root, fmt.Errorf("store: blob %x: %w (depth %d at %d from the root)", h.H1, errCorruptDelta, links[i].depth, len(links)-i)
 		}
 		next, err := applyDelta(spare, out, links[i].delta, int(size))
 		if err != nil {
-			return nil, 0, fmt.Errorf("store: blob %x: %w", h.H1, err)
+			return nil, 0, root, fmt.Errorf("store: blob %x: %w", h.H1, err)
 		}
 		if int64(len(next)) != size {
-			return nil, 0, errors.New("store: blob has the wrong size")
+			return nil, 0, root, errors.New("store: blob has the wrong size")
 		}
 		out, spare = next, out
 	}
-	return out, len(links), nil
+	return out, len(links), root, nil
+}
+
+// decodeChunk is decodeChunk, reading chunks encoded against a
+// dictionary too.
+func (r *Reader) decodeChunk(dst, v []byte) ([]byte, error) {
+	if len(v) > 0 && v[0] == codecZstdDict {
+		return decodeDictChunk(r.txn, dst, v)
+	}
+	return decodeChunk(dst, v)
 }
 
 // chunk0 calls fn with the value of the blob's first chunk, valid only
@@ -165,7 +197,7 @@ func (r *Reader) chunkedBlob(h Hash) ([]byte, error) {
 	n := 0
 	for it.Rewind(); it.Valid(); it.Next() {
 		err := it.Item().Value(func(b []byte) (err error) {
-			out, err = decodeChunk(out, b)
+			out, err = r.decodeChunk(out, b)
 			return err
 		})
 		if err != nil {
@@ -182,10 +214,10 @@ func (r *Reader) chunkedBlob(h Hash) ([]byte, error) {
 	return out, nil
 }
 
-// putDeltaRef indexes the base of a blob about to be stored, if it is a
-// delta, after checking that the base is stored. PutBlob calls it before it
-// writes the chunk, so no stored delta ever lacks its index key (a key may
-// outlive a write that stopped midway: SweepBlobs drops it).
+// putDeltaRef checks, before PutBlob writes a delta's chunk, that its base
+// is stored. (Stores written before kept an index key for each delta,
+// 'd' blob base; a delta's chunk is now marked metaDelta instead, and
+// keepBases reads its base from the chunk's header.)
 func (w *Writer) putDeltaRef(h Hash, chunks [][]byte) error {
 	if len(chunks) == 0 || len(chunks[0]) == 0 || chunks[0][0] != codecDelta {
 		return nil
@@ -197,24 +229,47 @@ func (w *Writer) putDeltaRef(h Hash, chunks [][]byte) error {
 	if ok, err := w.HasBlob(base); err != nil || !ok {
 		return fmt.Errorf("store: the base %x of a new delta is not stored (%v)", base.H1, err)
 	}
-	k := deltaRefKey(h, base)
-	if err := w.room(estimate(k, nil)); err != nil {
-		return err
+	return nil
+}
+
+// deltaBases maps every blob stored as a delta to its base: from the
+// chunks marked metaDelta (their header) and from the index keys of stores
+// written before the marks; indexed holds the index keys' pairs.
+func (w *Writer) deltaBases() (baseOf, indexed map[Hash]Hash, err error) {
+	baseOf, indexed = map[Hash]Hash{}, map[Hash]Hash{}
+	err = w.scan([]byte{prefixDeltaRef}, false, func(key []byte, _ *badger.Item) error {
+		if len(key) != 49 {
+			return fmt.Errorf("store: malformed delta index key %x", key)
+		}
+		baseOf[getHash(key[1:])] = getHash(key[25:])
+		indexed[getHash(key[1:])] = getHash(key[25:])
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	return w.set(k, nil)
+	err = w.scan([]byte{prefixBlob}, false, func(key []byte, item *badger.Item) error {
+		if m := item.UserMeta(); m != metaDelta && m != metaDeltaFinal {
+			return nil
+		}
+		if len(key) != 29 {
+			return fmt.Errorf("store: malformed blob key %x", key)
+		}
+		return item.Value(func(v []byte) error {
+			if len(v) < deltaHeaderLen || v[0] != codecDelta {
+				return errCorruptDelta
+			}
+			baseOf[getHash(key[1:])] = getHash(v[1:])
+			return nil
+		})
+	})
+	return baseOf, indexed, err
 }
 
 // keepBases adds to live the base of every delta in it, and their bases in
 // turn, and deletes the index keys of the deltas not in it.
 func (w *Writer) keepBases(live map[Hash]struct{}) error {
-	baseOf := map[Hash]Hash{}
-	err := w.scan([]byte{prefixDeltaRef}, false, func(key []byte, _ *badger.Item) error {
-		if len(key) != 49 {
-			return fmt.Errorf("store: malformed delta index key %x", key)
-		}
-		baseOf[getHash(key[1:])] = getHash(key[25:])
-		return nil
-	})
+	baseOf, indexed, err := w.deltaBases()
 	if err != nil {
 		return err
 	}
@@ -233,7 +288,7 @@ func (w *Writer) keepBases(live map[Hash]struct{}) error {
 			live[b] = struct{}{}
 		}
 	}
-	for blob, base := range baseOf {
+	for blob, base := range indexed {
 		if _, ok := live[blob]; !ok {
 			if err := w.deleteKey(deltaRefKey(blob, base)); err != nil {
 				return err

@@ -7,8 +7,9 @@
 // Every key starts with one byte that names its record:
 //
 //	'b' H1 H2 size chunk   blob chunk: compressed file content, content-addressed
-//	'd' blob base          delta index: blob (H1 H2 size) is stored as a delta
-//	                       against base (H1 H2 size); no value
+//	'd' blob base          delta index of stores written before chunks were
+//	                       marked: blob (H1 H2 size) is stored as a delta
+//	                       against base (H1 H2 size); no value; no longer written
 //	'e' path               entry: the path's current State
 //	'j' seq                journal: one Change (path, kind, new State, attribution)
 //	'p' path 0x00 seq      path index: the path's State as of journal seq
@@ -48,8 +49,10 @@
 // whole blob, one more than the base's otherwise). Capture passes the
 // previous version (snapshot's encode); EncodeBlobAgainst keeps the delta
 // only when it is less than half of the plain encoding, and never against
-// a base that is missing, over one chunk or maxDeltaDepth (16) deep: the
-// next version is stored whole and starts a new chain. Reading walks the
+// a base that is missing or over one chunk. The version after a base
+// maxDeltaDepth (16) deep is a delta against the whole blob at its chain's
+// root (depth 1 again: its delta spans every edit since the root), or
+// whole, starting a new chain, once that is not small. Reading walks the
 // chain down to the whole blob with one lookup per link, then applies the
 // deltas on the way back up (at most maxDeltaDepth of them, each a copy
 // of the content; a longer or inconsistent chain is an error, so a
@@ -61,8 +64,11 @@
 //
 // Keys stay the hashes of the whole contents, so dedup and HasBlob are
 // unchanged: a stored delta's base is never deleted while the delta is
-// kept, so HasBlob still means "can be read". PutBlob writes a delta's
-// 'd' key (after checking its base is stored) before its chunk.
+// kept, so HasBlob still means "can be read". PutBlob checks that a
+// delta's base is stored before it writes its chunk. Each chunk's Badger
+// user-meta byte says its encoding (recompress.go: the first import's,
+// delta, final, plain), so Recompress, Repack and pruning find what they
+// need from the keys, without reading the value log.
 //
 // "State of path P at seq S" is one reverse seek in the path index from
 // 'p' P 0x00 S. The journal is append-only; nothing in it is rewritten.
@@ -75,8 +81,9 @@
 // the floor (that one too when it is Absent), so the state of every path at
 // every seq >= floor is unchanged; then blobs that no path-index entry,
 // entry or restore intent refers to, except the bases (down the whole
-// chain) of the deltas it keeps, found from the 'd' keys without reading
-// a blob, and the 'd' keys of the deltas it deletes. Reclaim then gives
+// chain) of the deltas it keeps, found from the chunks marked as deltas
+// (their header) and the 'd' keys of older stores, and the 'd' keys of the
+// deltas it deletes. Reclaim then gives
 // the space back:
 // in Badger a delete only frees a value once compaction has dropped the
 // key's versions, and the value-log GC never rewrites the file being

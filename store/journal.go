@@ -81,12 +81,21 @@ func readString(b []byte) (string, []byte, error) {
 	return string(b[k : k+int(n)]), b[k+int(n):], nil
 }
 
+// A journal entry is stored in one of two encodings. The first (written
+// before; still read): the ChangeKind byte, the time (8 bytes, big-endian),
+// the path, the State, the attribution. The compact one, written now: the
+// ChangeKind with changeCompact set, the path, the State (compact), the
+// time as a varint less the State's Recorded (the two are moments apart),
+// the attribution. The attribution is the session, run and call strings,
+// the restore flag and the optional Shared extension in both.
+const changeCompact = 0x80
+
 func (c Change) encode() []byte {
-	b := make([]byte, 0, stateLen+len(c.Path)+32)
-	b = append(b, byte(c.Kind))
-	b = binary.BigEndian.AppendUint64(b, uint64(c.Time))
+	b := make([]byte, 0, 48+len(c.Path)+len(c.Attr.Session)+len(c.Attr.Run)+len(c.Attr.Call))
+	b = append(b, changeCompact|byte(c.Kind))
 	b = appendString(b, c.Path)
 	b = c.State.appendTo(b)
+	b = binary.AppendVarint(b, c.Time-c.State.Recorded)
 	b = appendString(b, c.Attr.Session)
 	b = appendString(b, c.Attr.Run)
 	b = appendString(b, c.Attr.Call)
@@ -147,6 +156,9 @@ func decodeShared(b []byte) ([]Party, error) {
 
 func decodeChange(seq uint64, b []byte) (Change, error) {
 	c := Change{Seq: seq}
+	if len(b) > 0 && b[0]&changeCompact != 0 {
+		return decodeCompactChange(c, b)
+	}
 	if len(b) < 9 {
 		return c, errShort
 	}
@@ -159,6 +171,29 @@ func decodeChange(seq uint64, b []byte) (Change, error) {
 	if c.State, b, err = decodeState(b); err != nil {
 		return c, err
 	}
+	return decodeAttr(c, b)
+}
+
+func decodeCompactChange(c Change, b []byte) (Change, error) {
+	c.Kind = ChangeKind(b[0] &^ changeCompact)
+	var err error
+	if c.Path, b, err = readString(b[1:]); err != nil {
+		return c, err
+	}
+	if c.State, b, err = decodeState(b); err != nil {
+		return c, err
+	}
+	dt, n := binary.Varint(b)
+	if n <= 0 {
+		return c, errShort
+	}
+	c.Time = c.State.Recorded + dt
+	return decodeAttr(c, b[n:])
+}
+
+// decodeAttr reads the attribution that ends a journal entry.
+func decodeAttr(c Change, b []byte) (Change, error) {
+	var err error
 	if c.Attr.Session, b, err = readString(b); err != nil {
 		return c, err
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
@@ -89,5 +88,5 @@ func getJSON(txn *badger.Txn, key []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	return item.Value(func(b []byte) error { return unmarshalRecord(b, v) })
 }

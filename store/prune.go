@@ -143,11 +143,9 @@ func (w *Writer) CompactHistory(floor uint64) (journal, paths int, err error) {
 		}
 		pending = bytes.Clone(key)
 		return item.Value(func(v []byte) error {
-			if len(v) == 0 {
-				return errShort
-			}
-			pendingAbs = Kind(v[0]) == Absent
-			return nil
+			k, err := stateKind(v)
+			pendingAbs = k == Absent
+			return err
 		})
 	})
 	if err == nil {
@@ -251,6 +249,8 @@ var ReclaimGrace = time.Second
 // while the database is reopened and while one value-log file is
 // rewritten.
 func (s *Store) Reclaim() (ReclaimStats, error) {
+	s.reclaiming.Lock() // FlushIdle keeps out of its flatten and GC
+	defer s.reclaiming.Unlock()
 	defer s.size.invalidate()
 	var rs ReclaimStats
 	// Every read that begins after this write sees every delete made so

@@ -10,17 +10,41 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// metaFast is the Badger user-meta byte of a blob chunk written with the
-// first import's codec (codecS2): Recompress finds them by their keys
-// alone, without reading the value log.
-const metaFast byte = 1
+// The Badger user-meta byte of a blob chunk says how it was encoded, so
+// that Recompress and Repack find the chunks to rewrite by their keys
+// alone, without reading the value log. Chunks written before these marks
+// have 0 (Repack reads their codec byte).
+const (
+	metaFast  byte = 1 // the first import's codec (codecS2)
+	metaDelta byte = 2 // a delta
+	metaFinal byte = 3 // the final encoding (compressFinal): nothing to redo
+	metaPlain byte = 4 // whole, as a capture writes it (zstd SpeedFastest or raw)
+	// metaDeltaFinal: a delta whose op stream Repack compressed again at
+	// the final level (or found no better way to store).
+	metaDeltaFinal byte = 5
+)
 
-// setChunk sets a blob chunk, marking one encoded with codecS2.
-func (w *Writer) setChunk(key, val []byte) error {
-	if len(val) == 0 || val[0] != codecS2 {
-		return w.set(key, val)
+func chunkMeta(val []byte) byte {
+	switch {
+	case len(val) == 0:
+		return metaPlain
+	case val[0] == codecS2:
+		return metaFast
+	case val[0] == codecDelta:
+		return metaDelta
+	case val[0] == codecZstdDict:
+		return metaFinal
 	}
-	if err := w.txn.SetEntry(badger.NewEntry(key, val).WithMeta(metaFast)); err != nil {
+	return metaPlain
+}
+
+// setChunk sets a blob chunk, marked with how it is encoded.
+func (w *Writer) setChunk(key, val []byte) error {
+	return w.setChunkMeta(key, val, chunkMeta(val))
+}
+
+func (w *Writer) setChunkMeta(key, val []byte, meta byte) error {
+	if err := w.txn.SetEntry(badger.NewEntry(key, val).WithMeta(meta)); err != nil {
 		return fmt.Errorf("store set: %w", err)
 	}
 	w.size += w.estimate(key, val)
@@ -59,34 +83,18 @@ type RecompressStats struct {
 var recompressBatch = 8 << 20
 
 // Recompress rewrites every blob chunk stored with the first import's
-// codec (EncodeBlobFast) as a zstd chunk, a step of about recompressBatch
-// bytes at a time; between steps it calls pause (the caller's pacing: the
-// daemon yields the CPU to its work) and checks ctx. The contents, and so
-// the keys, do not change: a read during it sees either chunk. When every
-// chunk is done, it gives the replaced chunks' space back (Reclaim) and
-// removes the pending mark.
+// codec (EncodeBlobFast) in the final encoding (compressFinal: zstd
+// against the store's dictionary, made from the first step's contents if
+// the store has none), a step of about recompressBatch bytes at a time;
+// between steps it calls pause (the caller's pacing: the daemon yields
+// the CPU to its work) and checks ctx. The contents, and so the keys, do
+// not change: a read during it sees either chunk. When every chunk is
+// done, it gives the replaced chunks' space back (Reclaim) and removes the
+// pending mark.
 func (s *Store) Recompress(ctx context.Context, pause func()) (RecompressStats, error) {
-	var rs RecompressStats
-	from := []byte{prefixBlob}
-	for {
-		if err := ctx.Err(); err != nil {
-			return rs, err
-		}
-		keys, vals, next, err := s.fastChunks(from)
-		if err != nil {
-			return rs, err
-		}
-		s.releaseLogPages()
-		if err := s.rewriteChunks(keys, vals, &rs); err != nil {
-			return rs, err
-		}
-		if next == nil {
-			break
-		}
-		from = next
-		if pause != nil {
-			pause()
-		}
+	rs, err := s.rewriteAll(ctx, pause, true)
+	if err != nil {
+		return rs, err
 	}
 	if rs.Chunks > 0 {
 		// The old chunks' space: rewritten chunks leave their first
@@ -96,14 +104,14 @@ func (s *Store) Recompress(ctx context.Context, pause func()) (RecompressStats, 
 		}
 		s.releaseLogPages()
 	}
-	err := os.Remove(filepath.Join(s.dir, fastMarkName))
+	err = os.Remove(filepath.Join(s.dir, fastMarkName))
 	if errors.Is(err, os.ErrNotExist) {
 		err = nil
 	}
 	return rs, err
 }
 
-// releaseEvery is how many chunks fastChunks reads between two releases
+// releaseEvery is how many chunks rewriteAll reads between two releases
 // of the value log's pages. It reads them in key (hash) order, which is
 // all over the value log, and each read of a page not mapped yet maps the
 // kernel's read-around of it: 750 KB a chunk on average on a 200,000-file
@@ -111,81 +119,6 @@ func (s *Store) Recompress(ctx context.Context, pause func()) (RecompressStats, 
 // Every 16 chunks, the step's peak stayed under 50 MB, for half as much
 // time again in its reads (not in its encoding, most of a step).
 const releaseEvery = 16
-
-// fastChunks reads, from key from on, chunks in the first import's codec
-// until their bytes reach recompressBatch. next is where to go on from, nil
-// at the end.
-func (s *Store) fastChunks(from []byte) (keys, vals [][]byte, next []byte, err error) {
-	err = s.View(func(r *Reader) error {
-		opts := badger.DefaultIteratorOptions
-		opts.PrefetchValues = false
-		opts.Prefix = []byte{prefixBlob}
-		it := r.txn.NewIterator(opts)
-		defer it.Close()
-		size := 0
-		for it.Seek(from); it.Valid(); it.Next() {
-			item := it.Item()
-			if item.UserMeta() != metaFast {
-				continue
-			}
-			if size >= recompressBatch {
-				next = item.KeyCopy(nil)
-				return nil
-			}
-			v, err := item.ValueCopy(nil)
-			if err != nil {
-				return err
-			}
-			keys, vals = append(keys, item.KeyCopy(nil)), append(vals, v)
-			size += len(v)
-			if len(keys)%releaseEvery == 0 {
-				s.releaseLogPages()
-			}
-		}
-		return nil
-	})
-	return keys, vals, next, err
-}
-
-// rewriteChunks encodes the chunks with zstd and stores them where they
-// were, unless a chunk has been deleted (a prune) or rewritten meanwhile.
-func (s *Store) rewriteChunks(keys, vals [][]byte, rs *RecompressStats) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	out := make([][]byte, len(vals))
-	for i, v := range vals {
-		content, err := decodeChunk(nil, v)
-		if err != nil {
-			return fmt.Errorf("store: recompress chunk %x: %w", keys[i], err)
-		}
-		out[i] = compress(make([]byte, 0, len(v)), content)
-	}
-	return s.Write(func(w *Writer) error {
-		for i, k := range keys {
-			item, err := w.txn.Get(k)
-			if errors.Is(err, badger.ErrKeyNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if item.UserMeta() != metaFast {
-				continue
-			}
-			if err := w.room(w.estimate(k, out[i])); err != nil {
-				return err
-			}
-			if err := w.set(k, out[i]); err != nil {
-				return err
-			}
-			rs.Chunks++
-			rs.Before += int64(len(vals[i]))
-			rs.After += int64(len(out[i]))
-		}
-		return nil
-	})
-}
 
 // releaseLogPages drops the value log's pages from this process
 // (releaseMapped), holding s.gate so that no close or reopen moves the

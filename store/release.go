@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -31,6 +32,8 @@ var releaseLogEvery int64 = 8 << 20
 // rotation may move a mapping) runs then, as every write goes through
 // s.mu, and holding s.gate keeps Close and a reopen out.
 func (s *Store) noteCommitted(n int64) {
+	s.unflushed += n
+	s.lastCommit = time.Now()
 	s.logWritten += n
 	if s.logWritten < releaseLogEvery {
 		return

@@ -48,6 +48,12 @@ type Store struct {
 	// logWritten: bytes committed since the value log's pages were last
 	// released (release.go), under mu.
 	logWritten int64
+	// unflushed: bytes committed since the memtables were last flushed
+	// by FlushIdle, and lastCommit when the last commit was (flush.go),
+	// under mu.
+	unflushed  int64
+	lastCommit time.Time
+	reclaiming sync.Mutex // held by Reclaim; FlushIdle does not wait for it
 }
 
 // Open opens (creating if needed) the store in dir for reading and

@@ -132,8 +132,10 @@ func confBlobDeltaRoundTrip(t *testing.T, open func(t *testing.T) *Store) {
 func slicesJoin(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // confBlobDeltaChainCap: a file edited again and again is stored as a chain
-// of deltas up to maxDeltaDepth, then whole, then a new chain; every
-// version reads back.
+// of deltas up to maxDeltaDepth; the version after a full chain is a delta
+// against the chain's root (depth 1 again), as long as that delta is small;
+// once the file has drifted from the root, it is stored whole and starts a
+// new chain. Every version reads back.
 func confBlobDeltaChainCap(t *testing.T, open func(t *testing.T) *Store) {
 	s := open(t)
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -143,14 +145,30 @@ func confBlobDeltaChainCap(t *testing.T, open func(t *testing.T) *Store) {
 		versions [][]byte
 		hashes   []Hash
 	)
-	for i := range 2*maxDeltaDepth + 3 {
-		content = append(bytes.Clone(content), fmt.Sprintf("// edit %d\n", i)...)
+	put := func(i, want int) {
+		t.Helper()
 		prev = confPutVersion(t, s, content, prev)
 		versions, hashes = append(versions, content), append(hashes, prev)
-		if want := i % (maxDeltaDepth + 1); confDepth(t, s, prev) != want {
-			t.Fatalf("version %d stored at depth %d, want %d", i, confDepth(t, s, prev), want)
+		if got := confDepth(t, s, prev); got != want {
+			t.Fatalf("version %d stored at depth %d, want %d", i, got, want)
 		}
 	}
+	for i := range 3*maxDeltaDepth + 3 {
+		content = append(bytes.Clone(content), fmt.Sprintf("// edit %d\n", i)...)
+		want := i
+		if i > maxDeltaDepth {
+			want = (i-1)%maxDeltaDepth + 1
+		}
+		put(i, want)
+	}
+	// Rewritten past the chain's end and most of the way: a delta against
+	// the root would not be small, so the next full chain ends in a whole blob.
+	for i := confDepth(t, s, prev); i < maxDeltaDepth; i++ {
+		content = append(bytes.Clone(content), fmt.Sprintf("// more %d\n", i)...)
+		put(len(hashes), i+1)
+	}
+	content = append(confSourceText(rng, 150), content[len(content)/4:]...)
+	put(len(hashes), 0)
 	for i, h := range hashes {
 		if got := confReadBlob(t, s, h); !bytes.Equal(got, versions[i]) {
 			t.Fatalf("version %d reads back wrong", i)
@@ -197,8 +215,8 @@ func confBlobDeltaSweep(t *testing.T, open func(t *testing.T) *Store) {
 			t.Fatalf("link %d unreadable after the sweep", i)
 		}
 	}
-	if n := confCountKeys(t, s, []byte{prefixDeltaRef}); n != 2 {
-		t.Fatalf("%d delta index keys left, want 2", n)
+	if n := confCountKeys(t, s, []byte{prefixDeltaRef}); n != 0 {
+		t.Fatalf("%d delta index keys, want none (a delta's chunk names its base)", n)
 	}
 	// Nothing refers to the chain any more.
 	confMustWrite(t, s, func(w *Writer) error {
@@ -210,6 +228,66 @@ func confBlobDeltaSweep(t *testing.T, open func(t *testing.T) *Store) {
 	})
 	if n := sweep(); n != 3 {
 		t.Fatalf("second sweep deleted %d blobs, want 3", n)
+	}
+	if n := confCountKeys(t, s, []byte{prefixBlob}) + confCountKeys(t, s, []byte{prefixDeltaRef}); n != 0 {
+		t.Fatalf("%d blob and index keys left, want none", n)
+	}
+}
+
+// confBlobDeltaSweepIndexed: deltas as stores wrote them before their
+// chunks were marked (no user-meta byte, an index key 'd' blob base
+// each) keep their bases through a sweep, and lose their index keys
+// with them once nothing needs the chain.
+func confBlobDeltaSweepIndexed(t *testing.T, open func(t *testing.T) *Store) {
+	s := open(t)
+	rng := rand.New(rand.NewPCG(25, 26))
+	content := confSourceText(rng, 200)
+	var chain []Hash
+	var prev Hash
+	for i := range 3 {
+		content = append(bytes.Clone(content), fmt.Sprintf("// edit %d\n", i)...)
+		prev = confPutVersion(t, s, content, prev)
+		chain = append(chain, prev)
+	}
+	// Rewrite the two deltas the old way.
+	for i := 1; i < 3; i++ {
+		v := confChunk0(t, s, chain[i])
+		confMustWrite(t, s, func(w *Writer) error {
+			if err := w.set(blobKey(chain[i], 0), v); err != nil {
+				return err
+			}
+			return w.set(deltaRefKey(chain[i], chain[i-1]), nil)
+		})
+	}
+	confMustWrite(t, s, func(w *Writer) error {
+		st := confFileState("", false)
+		st.Hash = chain[2]
+		_, err := w.Record(Change{Path: "f", Kind: Added, State: st}, Fingerprint{})
+		return err
+	})
+	sweep := func() int {
+		var n int
+		confMustWrite(t, s, func(w *Writer) (err error) {
+			n, err = w.SweepBlobs()
+			return err
+		})
+		return n
+	}
+	if n := sweep(); n != 0 {
+		t.Fatalf("a sweep deleted %d blobs of a chain still needed, want none", n)
+	}
+	if got := confReadBlob(t, s, chain[2]); !bytes.Equal(got, content) {
+		t.Fatal("the chain's last link reads back wrong after the sweep")
+	}
+	confMustWrite(t, s, func(w *Writer) error {
+		if _, err := w.Record(Change{Path: "f", Kind: Deleted}, Fingerprint{}); err != nil {
+			return err
+		}
+		_, _, err := w.CompactHistory(w.Head())
+		return err
+	})
+	if n := sweep(); n != 3 {
+		t.Fatalf("the last sweep deleted %d blobs, want 3", n)
 	}
 	if n := confCountKeys(t, s, []byte{prefixBlob}) + confCountKeys(t, s, []byte{prefixDeltaRef}); n != 0 {
 		t.Fatalf("%d blob and index keys left, want none", n)

@@ -45,6 +45,7 @@ func RunConformance(t *testing.T, open func(t *testing.T) *Store) {
 		{"BlobPartialAfterSplit", confBlobPartialAfterSplit},
 		{"BlobDeltaRoundTrip", confBlobDeltaRoundTrip},
 		{"BlobDeltaChainCap", confBlobDeltaChainCap},
+		{"BlobDeltaSweepIndexed", confBlobDeltaSweepIndexed},
 		{"BlobDeltaSweep", confBlobDeltaSweep},
 		{"BlobOldFormat", confBlobOldFormat},
 		{"BlobDeltaCorrupt", confBlobDeltaCorrupt},

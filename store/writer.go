@@ -1,14 +1,14 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/dgraph-io/badger/v4/skl"
 )
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+// jsonUnmarshal decodes a stored record (JSON, or binary: recordenc.go).
+func jsonUnmarshal(b []byte, v any) error { return unmarshalRecord(b, v) }
 
 // Writer writes to the store. A Write call may commit in several
 // transactions when it outgrows one (Badger's ErrTxnTooBig); each commit
@@ -116,7 +116,7 @@ func (w *Writer) set(key, val []byte) error {
 }
 
 func (w *Writer) setJSON(key []byte, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalRecord(v)
 	if err != nil {
 		return err
 	}

@@ -154,11 +154,14 @@ func (wd *Watched) Run(ctx context.Context) error {
 	replicated := wd.replicate(pctx)
 	polled := make(chan struct{})
 	go func() { defer close(polled); wd.watchUserConfig(pctx) }()
+	flushed := make(chan struct{})
+	go func() { defer close(flushed); wd.flushIdle(pctx) }()
 	err := wd.Watcher.Run(ctx)
 	stopPruning()
 	<-pruned // the store must not close under a prune
 	<-replicated
 	<-polled
+	<-flushed
 	wd.runErr = err
 	close(wd.stopped)
 	return err
