@@ -8,7 +8,7 @@ import (
 )
 
 // A daemon's memtables fill slowly: at MemTableSize (a few MiB) a long agent
-// session never fills one, so every record it writes stays in the
+// session may not fill one for hours, and every record it writes stays in the
 // memtable's write-ahead log (.mem), uncompressed, for as long as the
 // daemon runs: a 500-turn session's log was 1.9 MB where its LSM table,
 // once flushed, was a third of that. FlushIdle writes the memtables out
