@@ -38,6 +38,38 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 
 	jobs := make(chan []candidate, 4096/importDirBatch)
 	results := newPipe(pipeLen)
+	ws.importReaders(root, jobs, results)
+	iw := &importWalk{unread: unreadableSet{}, links: linkIndex{}}
+	walkDone := make(chan error, 1)
+	go func() { walkDone <- iw.run(ctx, walk, jobs) }()
+
+	readUnread := unreadableSet{}
+	werr := ws.st.Write(func(w *store.Writer) error {
+		return ws.journalImport(ctx, w, results, &iw.walked, readUnread)
+	})
+	if werr != nil {
+		cancel()
+	}
+	for _, ok := results.recv(); ok; _, ok = results.recv() { // after a failed write: let the readers end
+	}
+	err = <-walkDone
+	if werr != nil {
+		return werr
+	}
+	if err != nil {
+		return err
+	}
+	for p, why := range readUnread {
+		iw.unread[p] = why
+	}
+	ws.links = iw.links
+	ws.unreadable = iw.unread
+	return nil
+}
+
+// importReaders starts the import's readers: each reads the batches of
+// jobs into results, and results closes once they all have ended.
+func (ws *Workspace) importReaders(root *os.Root, jobs <-chan []candidate, results *pipe) {
 	var readers sync.WaitGroup
 	for range ws.opts.Workers {
 		readers.Add(1)
@@ -54,78 +86,59 @@ func (ws *Workspace) importStream(ctx context.Context, walk WalkFunc) error {
 		}()
 	}
 	go func() { readers.Wait(); results.close() }()
+}
 
-	var walked atomic.Int64
-	walkUnread := unreadableSet{}
-	links := linkIndex{}
-	walkDone := make(chan error, 1)
-	go func() {
-		defer close(jobs)
-		// The walk hands over a directory's entries one after another:
-		// they go to the readers in batches of one directory's, so that
-		// a reader opens the directory once for them all (each reader
-		// reading every fourth file, each of the four opened every
-		// directory).
-		var batch []candidate
-		batchDir := ""
-		flush := func() error {
-			if len(batch) == 0 {
-				return nil
-			}
-			select {
-			case jobs <- batch:
-				batch = nil
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		err := walk(ctx, func(rel string, info fs.FileInfo) error {
-			if werr := walkError(info); werr != nil {
-				walkUnread[rel] = errText(werr)
-				return nil
-			}
-			if id, ok := linkedID(info); ok {
-				links[id] = append(links[id], rel)
-			}
-			walked.Add(1)
-			if dir := path.Dir(rel); dir != batchDir || len(batch) == importDirBatch {
-				if err := flush(); err != nil {
-					return err
-				}
-				batchDir = dir
-			}
-			batch = append(batch, candidate{path: rel, info: info, fast: true})
+// importWalk is the walk of a first import: what it counted, what it
+// could not read and the hard links it saw.
+type importWalk struct {
+	walked atomic.Int64
+	unread unreadableSet
+	links  linkIndex
+}
+
+// run walks the workspace into jobs and closes jobs. The walk hands over
+// a directory's entries one after another: they go to the readers in
+// batches of one directory's, so that a reader opens the directory once
+// for them all (each reader reading every fourth file, each of the four
+// opened every directory).
+func (iw *importWalk) run(ctx context.Context, walk WalkFunc, jobs chan<- []candidate) error {
+	defer close(jobs)
+	var batch []candidate
+	batchDir := ""
+	flush := func() error {
+		if len(batch) == 0 {
 			return nil
-		})
-		if err == nil {
-			err = flush()
 		}
-		walkDone <- err
-	}()
-
-	readUnread := unreadableSet{}
-	werr := ws.st.Write(func(w *store.Writer) error {
-		return ws.journalImport(ctx, w, results, &walked, readUnread)
+		select {
+		case jobs <- batch:
+			batch = nil
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	err := walk(ctx, func(rel string, info fs.FileInfo) error {
+		if werr := walkError(info); werr != nil {
+			iw.unread[rel] = errText(werr)
+			return nil
+		}
+		if id, ok := linkedID(info); ok {
+			iw.links[id] = append(iw.links[id], rel)
+		}
+		iw.walked.Add(1)
+		if dir := path.Dir(rel); dir != batchDir || len(batch) == importDirBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+			batchDir = dir
+		}
+		batch = append(batch, candidate{path: rel, info: info, fast: true})
+		return nil
 	})
-	if werr != nil {
-		cancel()
+	if err == nil {
+		err = flush()
 	}
-	for _, ok := results.recv(); ok; _, ok = results.recv() { // after a failed write: let the readers end
-	}
-	err = <-walkDone
-	if werr != nil {
-		return werr
-	}
-	if err != nil {
-		return err
-	}
-	for p, why := range readUnread {
-		walkUnread[p] = why
-	}
-	ws.links = links
-	ws.unreadable = walkUnread
-	return nil
+	return err
 }
 
 // journalImport stores and journals what the readers send, in bounded
