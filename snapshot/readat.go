@@ -6,10 +6,10 @@ import (
 	"os"
 	"path"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/ckptdev/ckpt/internal/fsutil"
 	"github.com/ckptdev/ckpt/store"
 )
 
@@ -123,11 +123,11 @@ func (ws *Workspace) readContentAt(at *os.File, root *os.Root, name string, st s
 			}
 		}
 	}
-	var sys syscall.Stat_t
-	if err := syscall.Fstat(fd, &sys); err != nil {
+	info := &fsutil.StatInfo{Base: name}
+	if err := unix.Fstat(fd, &info.Stat); err != nil {
 		return content{}, &fs.PathError{Op: "fstat", Path: name, Err: err}
 	}
-	return content{hash: store.HashBytes(b), bytes: b, stored: true, info: statInfo{name: name, sys: sys}}, nil
+	return content{hash: store.HashBytes(b), bytes: b, stored: true, info: info}, nil
 }
 
 // openAt opens name in the directory dirfd for reading, never following a
@@ -139,46 +139,6 @@ func openAt(dirfd int, name string) (int, error) {
 			return fd, err
 		}
 	}
-}
-
-// statInfo is an fstat result as an fs.FileInfo, as statState reads one.
-type statInfo struct {
-	name string
-	sys  syscall.Stat_t
-}
-
-func (s statInfo) Name() string       { return s.name }
-func (s statInfo) Size() int64        { return s.sys.Size }
-func (s statInfo) ModTime() time.Time { return time.Unix(s.sys.Mtim.Sec, s.sys.Mtim.Nsec) }
-func (s statInfo) IsDir() bool        { return s.Mode().IsDir() }
-func (s statInfo) Sys() any           { return &s.sys }
-
-func (s statInfo) Mode() fs.FileMode {
-	m := fs.FileMode(s.sys.Mode & 0o777)
-	switch s.sys.Mode & syscall.S_IFMT {
-	case syscall.S_IFDIR:
-		m |= fs.ModeDir
-	case syscall.S_IFLNK:
-		m |= fs.ModeSymlink
-	case syscall.S_IFIFO:
-		m |= fs.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		m |= fs.ModeSocket
-	case syscall.S_IFCHR:
-		m |= fs.ModeDevice | fs.ModeCharDevice
-	case syscall.S_IFBLK:
-		m |= fs.ModeDevice
-	}
-	if s.sys.Mode&syscall.S_ISUID != 0 {
-		m |= fs.ModeSetuid
-	}
-	if s.sys.Mode&syscall.S_ISGID != 0 {
-		m |= fs.ModeSetgid
-	}
-	if s.sys.Mode&syscall.S_ISVTX != 0 {
-		m |= fs.ModeSticky
-	}
-	return m
 }
 
 // closeAll is close, and closes what lookupAt opened.
