@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,6 +123,19 @@ func TestHookDuringFirstImport(t *testing.T) {
 			<-done
 		}
 	})
+	// No ckpt before the daemon's socket answers: it would import the
+	// workspace itself, at full speed.
+	sock := filepath.Join(ws.state, "ckptd.sock")
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ckptd's socket did not answer within 30s%s", logTail(log.Name()))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	var st statusJSON
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		r := ws.ckptEnv([]string{"CKPT_LOCK_TIMEOUT=200ms"}, "status", "--json")
