@@ -173,16 +173,7 @@ func (ws *Workspace) readContent(root *os.Root, path string, st store.State, scr
 		info, err := f.Stat()
 		return content{hash: h.Sum(), info: info}, err
 	}
-	var b []byte
-	switch {
-	case scratch == nil:
-		b = make([]byte, 0, st.Hash.Size+1)
-	case int64(cap(*scratch)) > st.Hash.Size:
-		b = (*scratch)[:0]
-	default:
-		b = make([]byte, 0, st.Hash.Size+1)
-		*scratch = b
-	}
+	b := readBuffer(scratch, st.Hash.Size)
 	for {
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -201,4 +192,19 @@ func (ws *Workspace) readContent(root *os.Root, path string, st store.State, scr
 	}
 	info, err := f.Stat()
 	return content{hash: store.HashBytes(b), bytes: b, stored: true, info: info}, err
+}
+
+// readBuffer is an empty buffer with room for a file of size bytes and
+// one more (a read that fills it has not seen the end): the caller's
+// scratch when it is large enough, else a new one that becomes the
+// scratch. A nil scratch always gets a new buffer.
+func readBuffer(scratch *[]byte, size int64) []byte {
+	switch {
+	case scratch == nil:
+		return make([]byte, 0, size+1)
+	case int64(cap(*scratch)) > size:
+		return (*scratch)[:0]
+	}
+	*scratch = make([]byte, 0, size+1)
+	return *scratch
 }

@@ -94,16 +94,7 @@ func (ws *Workspace) readContentAt(at *os.File, root *os.Root, name string, st s
 		return content{}, &fs.PathError{Op: "openat", Path: name, Err: err}
 	}
 	defer unix.Close(fd)
-	var b []byte
-	switch {
-	case scratch == nil:
-		b = make([]byte, 0, st.Hash.Size+1)
-	case int64(cap(*scratch)) > st.Hash.Size:
-		b = (*scratch)[:0]
-	default:
-		b = make([]byte, 0, st.Hash.Size+1)
-		*scratch = b
-	}
+	b := readBuffer(scratch, st.Hash.Size)
 	for {
 		n, err := unix.Read(fd, b[len(b):cap(b)])
 		if errors.Is(err, syscall.EINTR) {
