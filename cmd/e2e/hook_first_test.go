@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -98,31 +97,8 @@ func TestHookDuringFirstImport(t *testing.T) {
 			ws.write(fmt.Sprintf("d%02d/f%02d.txt", d, f), "v0\n")
 		}
 	}
-	log, err := os.Create(filepath.Join(ws.logs, "ckptd-hook-import.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
 	// 400 files at 10 ms each: the walk alone takes four seconds.
-	cmd := exec.Command(ckptdBin, "watch", ws.root)
-	cmd.Dir = ws.root
-	cmd.Env = append(append([]string(nil), ws.env...), "CKPT_TEST_SLOW_IMPORT=10ms")
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	logPath := ws.startSlowImport("ckptd-hook-import.log")
 	// No ckpt before the daemon's socket answers: it would import the
 	// workspace itself, at full speed.
 	sock := filepath.Join(ws.state, "ckptd.sock")
@@ -132,7 +108,7 @@ func TestHookDuringFirstImport(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ckptd's socket did not answer within 30s%s", logTail(log.Name()))
+			t.Fatalf("ckptd's socket did not answer within 30s%s", logTail(logPath))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -143,7 +119,7 @@ func TestHookDuringFirstImport(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ckpt status was not answered by the daemon within 10s: %s%s", r, logTail(log.Name()))
+			t.Fatalf("ckpt status was not answered by the daemon within 10s: %s%s", r, logTail(logPath))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

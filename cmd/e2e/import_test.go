@@ -34,31 +34,8 @@ func TestStatusDuringFirstImport(t *testing.T) {
 			ws.write(fmt.Sprintf("d%02d/f%02d.txt", d, f), fmt.Sprintf("v0 %d %d\n", d, f))
 		}
 	}
-	log, err := os.Create(filepath.Join(ws.logs, "ckptd-import.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
 	// 800 files at 10 ms each: the walk alone takes eight seconds.
-	cmd := exec.Command(ckptdBin, "watch", ws.root)
-	cmd.Dir = ws.root
-	cmd.Env = append(append([]string(nil), ws.env...), "CKPT_TEST_SLOW_IMPORT=10ms")
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	logPath := ws.startSlowImport("ckptd-import.log")
 
 	// The first answer comes while the import runs, even to a status asked
 	// the moment the socket exists (the daemon is then still opening the
@@ -86,7 +63,7 @@ func TestStatusDuringFirstImport(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ckptd's socket does not answer within 30s: %v%s", err, logTail(log.Name()))
+			t.Fatalf("ckptd's socket does not answer within 30s: %v%s", err, logTail(logPath))
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -97,7 +74,7 @@ func TestStatusDuringFirstImport(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ckpt status was not answered by the daemon within 30s: %s%s", r, logTail(log.Name()))
+			t.Fatalf("ckpt status was not answered by the daemon within 30s: %s%s", r, logTail(logPath))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -182,4 +159,37 @@ func (ws *workspace) waitImported() {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// startSlowImport starts ckptd watch on the workspace with its first
+// import slowed to 10 ms a file (CKPT_TEST_SLOW_IMPORT), logging to
+// logName in the test's logs, and stops it when the test ends. It returns
+// the log's path.
+func (ws *workspace) startSlowImport(logName string) string {
+	t := ws.t
+	log, err := os.Create(filepath.Join(ws.logs, logName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	cmd := exec.Command(ckptdBin, "watch", ws.root)
+	cmd.Dir = ws.root
+	cmd.Env = append(append([]string(nil), ws.env...), "CKPT_TEST_SLOW_IMPORT=10ms")
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return log.Name()
 }
