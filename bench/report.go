@@ -273,6 +273,7 @@ func markdown(res *results) string {
 			}
 			row("status, 10 files changed / status --porcelain", "status/ckpt", "status/ckptd", "status/git")
 			row("daemon start on the imported store (until it serves)", "", "start/ckptd", "")
+			row("daemon's background work after start (recompressing the import), until idle", "", "start/background", "")
 			row("`git gc`", "", "", "gc/git")
 		}
 		table("")
@@ -289,7 +290,7 @@ func markdown(res *results) string {
 			split := func(k string) string {
 				return fmt.Sprintf("%s (%s anon + %s file)", mb(k), mb(k+"_anon"), mb(k+"_file"))
 			}
-			fmt.Fprintf(&b, "| daemon RSS after start, settled | | %s | | | |\n", split("idle"))
+			fmt.Fprintf(&b, "| daemon RSS after start and its background work, settled | | %s | | | |\n", split("idle"))
 			fmt.Fprintf(&b, "| daemon RSS, peak during a burst of %d new files | | %s | | | |\n", t.BurstFiles, split("burst_peak"))
 			fmt.Fprintf(&b, "| daemon RSS, peak during the measured series (at: %s) / VmHWM at the end | | %s / %s | | | |\n", t.SeriesPeakAt, split("series_peak"), mb("hwm"))
 			fmt.Fprintf(&b, "| daemon VmHWM at the end of a first import (`ckptd watch`) | | %s | | | |\n", mb("import_hwm"))

@@ -344,12 +344,16 @@ func (s *scaleRun) steady() error {
 	s.d, s.c.daemon = d, d
 	defer func() { s.c.daemon = nil }()
 	s.row(scaleRow{Figure: "daemon start on the imported store, until it serves", Ckpt: ms(took), FloorName: floorEmpty})
-	idle := settledRSS(d.pid())
-	s.mem = append(s.mem, fmt.Sprintf("daemon RSS settled after start: %s (%s anon + %s file)", fmtBytes(idle.RSS), fmtBytes(idle.Anon), fmtBytes(idle.File)))
 	// The store was imported with the fast codec: the daemon recompresses
 	// it in the background first. Measured while that runs, each request's
 	// CPU would include the share of it that ran meanwhile.
+	sampler := sampleRSS(d.pid())
 	bgTook, bgCPU, quiet := waitQuiet(d, s.c.state, 30*time.Minute)
+	bgPeak, _ := sampler.stop()
+	idle := settledRSS(d.pid())
+	s.mem = append(s.mem,
+		fmt.Sprintf("daemon RSS peak from its start on the imported store until its background work is done: %s (%s anon + %s file)", fmtBytes(bgPeak.RSS), fmtBytes(bgPeak.Anon), fmtBytes(bgPeak.File)),
+		fmt.Sprintf("daemon RSS settled after that work: %s (%s anon + %s file)", fmtBytes(idle.RSS), fmtBytes(idle.Anon), fmtBytes(idle.File)))
 	s.row(scaleRow{Figure: "daemon's background work after start (recompressing the import), until idle", Ckpt: ms(bgTook), CkptCPU: ms(bgCPU)})
 	if !quiet {
 		s.note("the daemon was still busy with background work when the requests were measured: their CPU includes some of it")
