@@ -48,6 +48,8 @@ type Store struct {
 
 	// recent: the delta bases kept for the next capture (recent.go).
 	recent recentContents
+	// private: the store files Sync found private already (perms.go).
+	private privateSet
 	// logWritten: bytes committed since the value log's pages were last
 	// released (release.go), under mu.
 	logWritten int64
@@ -154,7 +156,7 @@ func (s *Store) Sync() error {
 	if err := db.Sync(); err != nil {
 		return err
 	}
-	return privateFiles(s.dir)
+	return narrowFiles(s.dir, &s.private)
 }
 
 func (s *Store) dbDir() string { return filepath.Join(s.dir, "db") }
