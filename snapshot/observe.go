@@ -113,7 +113,9 @@ func (ws *Workspace) encode(data content, c candidate) [][]byte {
 		return store.EncodeBlobFast(data.bytes)
 	}
 	if !hadStored || prev.Size > store.ChunkSize || data.hash.Size > store.ChunkSize {
-		return store.EncodeBlob(data.bytes)
+		chunks := store.EncodeBlob(data.bytes)
+		ws.st.KeepRecent(data.hash, data.bytes, chunks, store.DeltaBase{})
+		return chunks
 	}
 	var (
 		base   store.DeltaBase
@@ -130,7 +132,10 @@ func (ws *Workspace) encode(data content, c candidate) [][]byte {
 		return nil
 	}
 	// An error here costs only the delta: the write reports its own.
-	return store.EncodeBlobAgainst(data.bytes, base)
+	chunks := store.EncodeBlobAgainst(data.bytes, base)
+	// The next version of the file is likely encoded against this one.
+	ws.st.KeepRecent(data.hash, data.bytes, chunks, base)
+	return chunks
 }
 
 func sameStat(a, b store.State) bool {

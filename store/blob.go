@@ -141,7 +141,8 @@ const maxDeltaDepth = 16
 type DeltaBase struct {
 	hash    Hash
 	content []byte
-	depth   int // deltas between it and a whole blob
+	depth   int  // deltas between it and a whole blob
+	root    Hash // the whole blob at the root of its chain, when known
 }
 
 // EncodeBlobAgainst is EncodeBlob, except that content that fits one chunk

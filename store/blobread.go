@@ -49,6 +49,9 @@ func (r *Reader) DeltaBase(h Hash) (DeltaBase, error) {
 	if h.Size < 0 || h.Size > ChunkSize {
 		return DeltaBase{}, nil
 	}
+	if base, ok := r.recentBase(h); ok {
+		return base, nil
+	}
 	b, depth, root, err := r.assembleChain(h, true)
 	if err == nil && HashBytes(b) != h {
 		err = fmt.Errorf("store: blob %x: %w", h.H1, errDamaged)
@@ -62,9 +65,13 @@ func (r *Reader) DeltaBase(h Hash) (DeltaBase, error) {
 		if HashBytes(root.content) != root.hash {
 			return DeltaBase{}, fmt.Errorf("store: blob %x: %w", root.hash.H1, errDamaged)
 		}
+		r.keepRecent(root.hash, root.content, 0, root.hash)
+		r.keepRecent(h, b, depth, root.hash)
 		return root, nil
 	}
-	return DeltaBase{hash: h, content: b, depth: depth}, nil
+	base := DeltaBase{hash: h, content: b, depth: depth, root: root.hash}
+	r.keepRecent(h, b, depth, root.hash)
+	return base, nil
 }
 
 // errDamaged is a content whose bytes, read back, do not hash to its key.
@@ -138,8 +145,9 @@ func (r *Reader) assembleChain(h Hash, wantRoot bool) ([]byte, int, DeltaBase, e
 		cur = link.base
 		room = max(room, cur.Size)
 	}
+	root.hash, root.root = cur, cur
 	if wantRoot && len(links) >= maxDeltaDepth {
-		root = DeltaBase{hash: cur, content: bytes.Clone(out)}
+		root.content = bytes.Clone(out)
 	}
 	var spare []byte
 	if len(links) > 1 {

@@ -52,7 +52,11 @@
 // a base that is missing or over one chunk. The version after a base
 // maxDeltaDepth (16) deep is a delta against the whole blob at its chain's
 // root (depth 1 again: its delta spans every edit since the root), or
-// whole, starting a new chain, once that is not small. Reading walks the
+// whole, starting a new chain, once that is not small. The contents a
+// capture last encoded are kept in memory (recent.go, 4 MiB at most) as
+// the next version's base, so a file edited again is not rebuilt down its
+// chain for it; an entry is used only once a lookup shows its blob still
+// stored at the depth remembered. Reading walks the
 // chain down to the whole blob with one lookup per link, then applies the
 // deltas on the way back up (at most maxDeltaDepth of them, each a copy
 // of the content; a longer or inconsistent chain is an error, so a

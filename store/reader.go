@@ -9,7 +9,10 @@ import (
 )
 
 // Reader reads one consistent snapshot of the store.
-type Reader struct{ txn *badger.Txn }
+type Reader struct {
+	txn    *badger.Txn
+	recent *recentContents // delta bases kept (recent.go); nil reads none
+}
 
 // Entry is the path's current state.
 func (r *Reader) Entry(path string) (State, bool, error) {

@@ -45,6 +45,11 @@ type Store struct {
 	size    sizeCache    // Size, measured at most once per sizeTTL
 	lastRun lastRunCache // LastRun, kept at each commit
 	files   storeFiles   // what measureSize knows of the store's files
+
+	// recent: the delta bases kept for the next capture (recent.go).
+	recent recentContents
+	// private: the store files Sync found private already (perms.go).
+	private privateSet
 	// logWritten: bytes committed since the value log's pages were last
 	// released (release.go), under mu.
 	logWritten int64
@@ -151,7 +156,7 @@ func (s *Store) Sync() error {
 	if err := db.Sync(); err != nil {
 		return err
 	}
-	return privateFiles(s.dir)
+	return narrowFiles(s.dir, &s.private)
 }
 
 func (s *Store) dbDir() string { return filepath.Join(s.dir, "db") }
@@ -246,7 +251,7 @@ func (s *Store) View(fn func(*Reader) error) error {
 	if err != nil {
 		return err
 	}
-	return db.View(func(txn *badger.Txn) error { return fn(&Reader{txn: txn}) })
+	return db.View(func(txn *badger.Txn) error { return fn(&Reader{txn: txn, recent: &s.recent}) })
 }
 
 // acquire returns the database for a View (or Sync), which must release

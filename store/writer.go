@@ -33,6 +33,7 @@ func (s *Store) Write(fn func(*Writer) error) error {
 		return err
 	}
 	w := &Writer{s: s, head: s.head, fp: s.fp}
+	w.recent = &s.recent
 	w.txn = s.db.NewTransaction(true)
 	defer func() { w.txn.Discard() }()
 	if err := fn(w); err != nil {

@@ -114,11 +114,24 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // doWaiting is do; wait false asks the daemon not to wait for the
 // workspace to open (api.WaitHeader).
 func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, query url.Values, in, out any) error {
+	body, _, err := c.doBody(ctx, wait, method, path, query, in)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return fmt.Errorf("ckptd at %s: malformed answer to %s: %w", c.socket, path, err)
+	}
+	return nil
+}
+
+// doBody is doWaiting up to the decoding: the body of a successful answer
+// as the daemon wrote it, and the version it answered with.
+func (c *Client) doBody(ctx context.Context, wait bool, method, path string, query url.Values, in any) ([]byte, string, error) {
 	req := wireRequest{method: method, target: path, noWait: !wait}
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		req.body = b
 	}
@@ -128,9 +141,9 @@ func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, 
 	wc, ans, stop, err := c.exchange(ctx, req)
 	if err != nil {
 		if errors.Is(err, ErrForeignDaemon) {
-			return err
+			return nil, "", err
 		}
-		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
+		return nil, "", fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
 	body, err := io.ReadAll(ans.body)
 	reusable := stop() && ans.keepAlive
@@ -139,7 +152,7 @@ func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, 
 		if cerr := contextErr(ctx, err); cerr != nil {
 			err = cerr
 		}
-		return fmt.Errorf("ckptd at %s: %w", c.socket, err)
+		return nil, "", fmt.Errorf("ckptd at %s: %w", c.socket, err)
 	}
 	if reusable {
 		c.pool.put(wc)
@@ -148,12 +161,9 @@ func (c *Client) doWaiting(ctx context.Context, wait bool, method, path string, 
 	}
 	c.checkVersion(ans)
 	if ans.status/100 != 2 {
-		return answerError(ans, body, query.Get("workspace"))
+		return nil, "", answerError(ans, body, query.Get("workspace"))
 	}
-	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("ckptd at %s: malformed answer to %s: %w", c.socket, path, err)
-	}
-	return nil
+	return body, ans.version, nil
 }
 
 // answerError turns an error answer into an error.

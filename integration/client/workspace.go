@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -50,6 +52,23 @@ func call[T any](ctx context.Context, w *WorkspaceClient, method, path string, q
 // Status is GET /v1/status.
 func (w *WorkspaceClient) Status(ctx context.Context) (api.Status, error) {
 	return call[api.Status](ctx, w, methodGet, "/v1/status", w.query(), nil)
+}
+
+// StatusJSON is GET /v1/status for a caller that prints the answer as
+// JSON: body is the answer as the daemon encoded it (one api.Status,
+// encoding/json's compact form and a newline) when the daemon runs this
+// binary's version, so that it need not be decoded; else body is nil and
+// s the answer decoded (the daemon's object may hold fields this version
+// does not know, which it must not print).
+func (w *WorkspaceClient) StatusJSON(ctx context.Context) (body []byte, s api.Status, err error) {
+	body, version, err := w.c.doBody(ctx, !w.noWait, methodGet, "/v1/status", w.query(), nil)
+	if err != nil || version == api.Version {
+		return body, s, err
+	}
+	if err := json.Unmarshal(body, &s); err != nil {
+		return nil, s, fmt.Errorf("ckptd at %s: malformed answer to /v1/status: %w", w.c.socket, err)
+	}
+	return nil, s, nil
 }
 
 // Checkpoint is POST /v1/checkpoint.

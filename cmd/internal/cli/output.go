@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,6 +31,25 @@ func (g *globalOptions) emit(v any, text func(w io.Writer)) error {
 	w := bufio.NewWriter(os.Stdout)
 	text(w)
 	return w.Flush()
+}
+
+// emitJSON is emit for an answer already encoded (encoding/json's compact
+// form, as the daemon answers).
+func (g *globalOptions) emitJSON(compact []byte) error {
+	g.close()
+	return writeIndented(os.Stdout, compact)
+}
+
+// writeIndented writes compact indented as emit's encoder indents the
+// value it was encoded from.
+func writeIndented(w io.Writer, compact []byte) error {
+	var out bytes.Buffer
+	out.Grow(2 * len(compact))
+	if err := json.Indent(&out, compact, "", "  "); err != nil {
+		return fmt.Errorf("malformed answer from ckptd: %w", err)
+	}
+	_, err := w.Write(out.Bytes())
+	return err
 }
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -39,9 +39,12 @@ func statusBody(g *globalOptions, rescan *bool) func(ctx context.Context, b back
 				return err
 			}
 		}
-		s, b, err := g.status(ctx, b)
+		s, raw, b, err := g.status(ctx, b)
 		if err != nil {
 			return err
+		}
+		if raw != nil {
+			return g.emitJSON(raw)
 		}
 		if !s.Daemon.Running {
 			s.Daemon.StartHint = g.startHint

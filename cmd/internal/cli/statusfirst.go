@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,11 +37,13 @@ func (g *globalOptions) dialStatusFirst(base *config.Config) (backend, func() er
 
 // status is b's status; when b was dialled status-first and did not
 // answer it, the backend is opened again the usual way and asked. It
-// returns the backend that answered.
-func (g *globalOptions) status(ctx context.Context, b backend) (api.Status, backend, error) {
+// returns the backend that answered. raw, when not nil, is the daemon's
+// answer as it encoded it, for --json to print as it is (statusJSON); s
+// is then not filled in.
+func (g *globalOptions) status(ctx context.Context, b backend) (s api.Status, raw []byte, _ backend, err error) {
 	if !g.statusFirst {
-		s, err := b.Status(ctx)
-		return s, b, err
+		s, raw, err = g.askStatus(ctx, b)
+		return s, raw, b, err
 	}
 	g.statusFirst = false
 	// A daemon that serves the workspace answers within its sync_timeout
@@ -47,19 +51,60 @@ func (g *globalOptions) status(ctx context.Context, b backend) (api.Status, back
 	// treated as absent, as the health question would have after
 	// healthTimeout.
 	sctx, cancel := context.WithTimeout(ctx, healthTimeout+g.cfg.SyncTimeout)
-	s, err := b.Status(sctx)
+	s, raw, err = g.askStatus(sctx, b)
 	cancel()
 	if err == nil || ctx.Err() != nil || !notAnswered(err) {
-		return s, b, err
+		return s, raw, b, err
 	}
 	g.close()
 	g.opens-- // that daemon answered nothing: working without it is no late switch
 	if b, err = g.open(ctx); err != nil {
-		return api.Status{}, nil, err
+		return api.Status{}, nil, nil, err
 	}
-	s, err = b.Status(ctx)
-	return s, b, err
+	s, raw, err = g.askStatus(ctx, b)
+	return s, raw, b, err
 }
+
+// askStatus asks b for the status. With --json, a daemon of this version
+// that runs (it always says so: status prints nothing more then) and a
+// workspace without a remote (whose replication status ckpt adds), the
+// answer is printed as the daemon encoded it, indented: the object
+// encoding/json makes of the same api.Status, without decoding it first.
+func (g *globalOptions) askStatus(ctx context.Context, b backend) (api.Status, []byte, error) {
+	w, ok := b.(*client.WorkspaceClient)
+	if !ok || !g.json || g.cfg == nil || g.cfg.Remote != "" {
+		s, err := b.Status(ctx)
+		return s, nil, err
+	}
+	raw, s, err := w.StatusJSON(ctx)
+	if err != nil || raw == nil {
+		return s, nil, err
+	}
+	if !printableAsIs(raw) {
+		err = json.Unmarshal(raw, &s)
+		return s, nil, err
+	}
+	return api.Status{}, raw, nil
+}
+
+// printableAsIs reports whether a status as the daemon encoded it prints
+// as the same status decoded and encoded again would: the daemon says it
+// runs (status adds a start hint otherwise), and no string held bytes
+// that are not UTF-8 (encoded as \ufffd, which decodes to U+FFFD, which
+// encodes as itself). Neither pattern can occur unescaped inside a JSON
+// string but as itself, so a false answer only costs the decoding.
+func printableAsIs(raw []byte) bool {
+	return bytes.Contains(raw, daemonRunning) && !bytes.Contains(raw, replacementEscape)
+}
+
+var (
+	// daemonRunning is how a running daemon's status starts its daemon
+	// object.
+	daemonRunning = []byte(`"daemon":{"running":true`)
+	// replacementEscape is how encoding/json writes a byte that is not
+	// UTF-8 in a string.
+	replacementEscape = []byte(`\ufffd`)
+)
 
 // notAnswered reports whether a status-first call's error means the daemon
 // does not serve the workspace or did not answer at all. A socket of
