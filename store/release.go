@@ -2,9 +2,8 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -44,36 +43,87 @@ func (s *Store) noteCommitted(n int64) {
 	if s.db == nil || s.readOnly {
 		return
 	}
-	releaseMapped(s.dbDir(), ".vlog")
 	// The tables too: an import's compactions read and write them
 	// through mappings (up to 120 MB of them resident at 200k files).
-	releaseMapped(s.dbDir(), ".sst")
+	releaseMapped(s.dbDir(), ".vlog", ".sst")
 }
 
 // releaseMapped drops from this process the resident pages of every
-// mapping of a file in dir whose name ends in suffix, as /proc/self/maps
-// lists them. Errors are ignored: releasing is an economy, never needed.
-func releaseMapped(dir, suffix string) {
+// mapping of a file in dir whose name ends in one of suffixes, as
+// /proc/self/maps lists them, in one reading of it. Errors are ignored:
+// releasing is an economy, never needed. The lines are parsed in place:
+// the recompression releases every 16 chunks it reads, 11,000 times for
+// a 200,000-file import's store, and splitting each line into strings
+// made 830 MB of garbage there (6 allocations a release now, 138 before).
+func releaseMapped(dir string, suffixes ...string) {
 	f, err := os.Open("/proc/self/maps")
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	prefix := dir + string(os.PathSeparator)
+	prefix := []byte(dir + string(os.PathSeparator))
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		// start-end perms offset dev inode path
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || !strings.HasPrefix(fields[5], prefix) || !strings.HasSuffix(fields[5], suffix) ||
-			!strings.Contains(fields[1], "s") {
-			continue
-		}
-		lo, hi, ok := strings.Cut(fields[0], "-")
-		start, err1 := strconv.ParseUint(lo, 16, 64)
-		end, err2 := strconv.ParseUint(hi, 16, 64)
-		if !ok || err1 != nil || err2 != nil || end <= start {
+		start, end, shared, path, ok := parseMapsLine(sc.Bytes())
+		if !ok || !shared || !bytes.HasPrefix(path, prefix) || !hasAnySuffix(path, suffixes) {
 			continue
 		}
 		_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_DONTNEED)
 	}
+}
+
+// parseMapsLine splits a line of /proc/PID/maps ("start-end perms offset
+// dev inode path") into its range, whether the mapping is shared, and
+// its path (empty for an anonymous one), without allocating.
+func parseMapsLine(line []byte) (start, end uint64, shared bool, path []byte, ok bool) {
+	var fields [5][]byte
+	rest := line
+	for i := range fields {
+		rest = bytes.TrimLeft(rest, " ")
+		n := bytes.IndexByte(rest, ' ')
+		if n < 0 && i == len(fields)-1 {
+			n = len(rest) // an anonymous mapping: the inode ends the line
+		}
+		if n <= 0 {
+			return 0, 0, false, nil, false
+		}
+		fields[i], rest = rest[:n], rest[n:]
+	}
+	lo, hi, found := bytes.Cut(fields[0], []byte{'-'})
+	start, ok1 := parseHex(lo)
+	end, ok2 := parseHex(hi)
+	if !found || !ok1 || !ok2 || end <= start {
+		return 0, 0, false, nil, false
+	}
+	return start, end, bytes.IndexByte(fields[1], 's') >= 0, bytes.TrimSpace(rest), true
+}
+
+// parseHex parses a non-empty lowercase or uppercase hexadecimal number.
+func parseHex(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n<<4 | uint64(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n<<4 | uint64(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			n = n<<4 | uint64(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+func hasAnySuffix(b []byte, suffixes []string) bool {
+	for _, s := range suffixes {
+		if len(b) >= len(s) && string(b[len(b)-len(s):]) == s {
+			return true
+		}
+	}
+	return false
 }
