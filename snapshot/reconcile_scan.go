@@ -53,6 +53,9 @@ func (ws *Workspace) newReconcileScan(prefix string, hint int64, checkMappings b
 				return nil
 			})
 		})
+		if hint > 0 { // read every table of the store: keep none mapped
+			ws.st.ReleasePages()
+		}
 		if checkMappings && s.loadErr == nil {
 			s.mapped = mappedForWrite(ws.root)
 		}

@@ -21,23 +21,7 @@ func TestReconcileHoldsNoVisitedPath(t *testing.T) {
 		t.Skip("writes 20,000 files")
 	}
 	const n = 20000
-	root := t.TempDir()
-	old := time.Now().Add(-time.Hour) // out of the racy window: no re-hash
-	for i := range n {
-		p := filepath.Join(root, fmt.Sprintf("d%03d/f%05d.go", i/100, i))
-		if i%100 == 0 {
-			mustNil(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		}
-		mustNil(t, os.WriteFile(p, []byte(fmt.Sprintf("package f\n\n// file %d\n", i)), 0o644))
-		mustNil(t, os.Chtimes(p, old, old))
-	}
-	ws, err := Open(t.TempDir(), root, Options{MaxFileSize: 1 << 20})
-	mustNil(t, err)
-	defer ws.Close()
-	walk := modelWalk(root)
-	if _, _, err := ws.Import(context.Background(), walk); err != nil {
-		t.Fatal(err)
-	}
+	ws, walk := unchangedWorkspace(t, n)
 	mustNil(t, ws.Reconcile(context.Background(), walk)) // warm: caches, pools
 	var before, atEnd runtime.MemStats
 	runtime.GC()
@@ -66,4 +50,28 @@ func TestReconcileHoldsNoVisitedPath(t *testing.T) {
 	if perFile > 250 {
 		t.Errorf("a reconcile held %d bytes a visited file at the end of its walk, want at most 250 (the entries alone)", perFile)
 	}
+}
+
+// unchangedWorkspace is a workspace of n small files, imported, whose
+// files are out of the racy window (a reconcile re-hashes none).
+func unchangedWorkspace(t *testing.T, n int) (*Workspace, WalkFunc) {
+	t.Helper()
+	root := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for i := range n {
+		p := filepath.Join(root, fmt.Sprintf("d%03d/f%05d.go", i/100, i))
+		if i%100 == 0 {
+			mustNil(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		}
+		mustNil(t, os.WriteFile(p, []byte(fmt.Sprintf("package f\n\n// file %d\n", i)), 0o644))
+		mustNil(t, os.Chtimes(p, old, old))
+	}
+	ws, err := Open(t.TempDir(), root, Options{MaxFileSize: 1 << 20})
+	mustNil(t, err)
+	t.Cleanup(func() { ws.Close() })
+	walk := modelWalk(root)
+	if _, _, err := ws.Import(context.Background(), walk); err != nil {
+		t.Fatal(err)
+	}
+	return ws, walk
 }
