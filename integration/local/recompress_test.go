@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -70,5 +71,50 @@ func TestRecompressRunsUnderTheImportLimit(t *testing.T) {
 	}
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("memory limit after the recompression = %d, want the one before (none)", got)
+	}
+}
+
+// An embedded command's reconcile runs under the import's memory limit
+// too, and gives it back when done.
+func TestEmbeddedScanRunsUnderTheImportLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	old := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(old)
+
+	root := t.TempDir()
+	cfg := config.Default()
+	cfg.StateDir = t.TempDir()
+	scanning := false
+	var during []int64
+	progress := func(done, total int) { // called by the scan's ingest: over 1,000 files
+		if scanning {
+			during = append(during, debug.SetMemoryLimit(-1))
+		}
+	}
+	e, err := Embedded(context.Background(), cfg, root, progress, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Workspace().Close()
+	for i := range 1200 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%04d.txt", i)), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scanning = true
+	st, err := e.Status(context.Background())
+	if err != nil || len(st.Changes) != 1200 {
+		t.Fatalf("status: %d changes, %v", len(st.Changes), err)
+	}
+	if len(during) == 0 {
+		t.Fatal("the scan reported no progress")
+	}
+	for _, l := range during {
+		if l > 2*ImportMemoryLimit {
+			t.Errorf("memory limit during an embedded scan = %d MiB, want about ImportMemoryLimit (%d MiB)", l>>20, ImportMemoryLimit>>20)
+		}
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("memory limit after the scan = %d, want the one before (none)", got)
 	}
 }
