@@ -18,6 +18,13 @@ import (
 // waits.
 const reconcileBacklog = 8192
 
+// releaseEntriesEvery is how many entries a reconcile loads between two
+// releases of the store's mapped pages (store.ReleasePages): loading them
+// reads the LSM tree's tables through Badger's mappings, and at a
+// 200,000-file daemon's start they reached 72 MB of its RSS before the
+// load ended.
+const releaseEntriesEvery = 32768
+
 // reconcileScan is one reconcile's comparison of a walk with the entries.
 type reconcileScan struct {
 	known   map[string]store.State // the entries not visited yet
@@ -50,6 +57,9 @@ func (ws *Workspace) newReconcileScan(prefix string, hint int64, checkMappings b
 		s.loadErr = ws.st.View(func(r *store.Reader) error {
 			return r.Entries(prefix, func(path string, st store.State) error {
 				s.known[path] = st
+				if len(s.known)%releaseEntriesEvery == 0 {
+					ws.st.ReleasePages()
+				}
 				return nil
 			})
 		})
