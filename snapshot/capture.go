@@ -199,71 +199,20 @@ func (ws *Workspace) Rescan(ctx context.Context, walk WalkFunc) error {
 // reconcile makes the entries under the directory under ("": the whole
 // workspace) match what walk visits.
 func (ws *Workspace) reconcile(ctx context.Context, walk WalkFunc, under string, attr store.Attr, checkMappings bool) error {
-	// Load the entries while the walk runs: both are mostly waiting on
+	// The entries load while the walk runs: both are mostly waiting on
 	// the kernel and the store, and a status must cost about one of them.
+	// Each visited path is compared as it comes (reconcileScan).
 	prefix, hint := "", ws.st.Fingerprint().Count
 	if under != "" {
 		prefix, hint = under+"/", 0
 	}
-	known := make(map[string]store.State, hint)
-	loaded := make(chan error, 1)
-	go func() {
-		loaded <- ws.st.View(func(r *store.Reader) error {
-			return r.Entries(prefix, func(path string, st store.State) error {
-				known[path] = st
-				return nil
-			})
-		})
-	}()
-	type seen struct {
-		path string
-		info fs.FileInfo
-	}
-	var files []seen
-	unread := unreadableSet{}
-	err := walk(ctx, func(rel string, info fs.FileInfo) error {
-		if werr := walkError(info); werr != nil {
-			unread[rel] = errText(werr)
-			return nil
-		}
-		files = append(files, seen{rel, info})
-		return nil
-	})
-	if lerr := <-loaded; err == nil {
-		err = lerr
-	}
-	if err != nil {
+	s := ws.newReconcileScan(prefix, hint, checkMappings)
+	if err := s.finish(walk(ctx, s.visit)); err != nil {
 		return err
 	}
-	var mapped map[string]bool
-	if checkMappings {
-		mapped = mappedForWrite(ws.root)
-	}
-	links := linkIndex{}
-	var cands []candidate
-	for _, f := range files {
-		if id, ok := linkedID(f.info); ok {
-			links[id] = append(links[id], f.path) // a walk visits each path once
-		}
-		prev, had := known[f.path]
-		if had {
-			delete(known, f.path)
-			if !mapped[f.path] && unchanged(prev, statState(f.info)) {
-				continue
-			}
-		}
-		cands = append(cands, candidate{path: f.path, info: f.info, prev: prev, hadPrev: had})
-	}
-	ws.setLinks(under, links)
-	if len(unread) > 0 {
-		for p := range known {
-			if q, _ := unread.covering(p); q != "" {
-				delete(known, p) // not seen because not readable: unknown, not gone
-			}
-		}
-	}
-	err = ws.ingest(ctx, cands, known, attr, unread)
-	ws.setUnreadable(under, unread)
+	ws.setLinks(under, s.links)
+	err := ws.ingest(ctx, s.cands, s.known, attr, s.unread)
+	ws.setUnreadable(under, s.unread)
 	return err
 }
 

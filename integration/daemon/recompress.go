@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/ckptdev/ckpt/integration/local"
 )
 
 // recompressShare is the share of the time the daemon spends recompressing
@@ -14,8 +16,9 @@ import (
 const recompressShare = 0.5
 
 // recompress turns the contents a first import stored with its fast codec
-// into zstd ones (snapshot.Workspace.Recompress), paced, once the watcher
-// is ready; a daemon stopped before the end goes on at its next start.
+// into zstd ones (local.Recompress, under the import's memory limit),
+// paced, once the watcher is ready; a daemon stopped before the end goes
+// on at its next start.
 func (wd *Watched) recompress(ctx context.Context) {
 	last := time.Now()
 	pause := func() {
@@ -27,7 +30,7 @@ func (wd *Watched) recompress(ctx context.Context) {
 		last = time.Now()
 	}
 	start := time.Now()
-	rs, err := wd.Workspace.Recompress(ctx, pause)
+	rs, err := local.Recompress(ctx, wd.Workspace, pause)
 	switch {
 	case errors.Is(err, context.Canceled):
 	case err != nil:

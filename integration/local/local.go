@@ -100,6 +100,7 @@ func Embedded(ctx context.Context, cfg *config.Config, root string, progress fun
 			if err := waitForGit(ctx, root, cfg.SyncTimeout); err != nil {
 				return err
 			}
+			defer limitScanMemory()()
 			return ws.Reconcile(ctx, w.Walk)
 		},
 		// Every command scans already; a rescan also reads the files that
@@ -108,6 +109,7 @@ func Embedded(ctx context.Context, cfg *config.Config, root string, progress fun
 			if err := waitForGit(ctx, root, cfg.SyncTimeout); err != nil {
 				return err
 			}
+			defer limitScanMemory()()
 			return ws.Rescan(ctx, w.Walk)
 		},
 	}), nil
