@@ -37,11 +37,12 @@ var writeBatch = 4096
 // directories whose entries changed are synced: when apply returns, every
 // change it made is durable, which the caller relies on before it records
 // the restore as done. A failed path does not stop the others; it is
-// returned in failed.
-func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, error) {
+// returned in failed. The inodes the renames replaced are still held when
+// it returns: release frees them in the background.
+func (ws *Workspace) apply(actions []store.IntentAction) (failed map[string]error, release func(), err error) {
 	root, err := os.OpenRoot(ws.root)
 	if err != nil {
-		return nil, err
+		return nil, func() {}, err
 	}
 	defer root.Close()
 	order := make([]store.IntentAction, len(actions))
@@ -56,7 +57,7 @@ func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, erro
 		}
 		return order[i].Path < order[j].Path
 	})
-	a := applier{ws: ws, root: root, failed: map[string]error{}, dirs: map[string]bool{}}
+	a := applier{ws: ws, root: root, failed: map[string]error{}, dirs: map[string]bool{}, replaced: holder{dir: ws.root}}
 	for i := 0; i < len(order); {
 		if !order[i].State.Exists() {
 			a.remove(order[i])
@@ -68,10 +69,10 @@ func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, erro
 		i += n
 	}
 	if err := syncDirs(root, a.dirs, a.staged); err != nil {
-		return a.failed, fmt.Errorf("restore: make the changes durable: %w", err)
+		return a.failed, a.replaced.release, fmt.Errorf("restore: make the changes durable: %w", err)
 	}
 	crashPoint(crashApplied)
-	return a.failed, nil
+	return a.failed, a.replaced.release, nil
 }
 
 // applier carries one apply's state. mu guards done, failed and dirs,
@@ -89,6 +90,9 @@ type applier struct {
 	dirs     map[string]bool // directories whose entries changed
 	// openRoots: the directories the batch being written holds open.
 	openRoots map[string]*os.Root
+	// replaced keeps the inodes the renames replace until the restore is
+	// recorded (hold.go).
+	replaced holder
 }
 
 func (a *applier) fail(p string, err error) {

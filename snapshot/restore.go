@@ -329,7 +329,8 @@ type settled struct {
 // with the new current checkpoint at the head after the restore's own
 // entries, with the paths it could not write or record added.
 func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map[string]error, error) {
-	failed, err := ws.apply(in.Actions)
+	failed, release, err := ws.apply(in.Actions)
+	defer release()
 	if err != nil {
 		return failed, err
 	}
