@@ -144,6 +144,7 @@ func (a *applier) remove(act store.IntentAction) {
 		return
 	}
 	a.admit()
+	a.replaced.hold(a.root, act.Path)
 	emptied, err := remove(a.root, act.Path)
 	if err != nil {
 		a.fail(act.Path, err)

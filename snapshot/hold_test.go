@@ -29,7 +29,7 @@ func heldReplaced(t *testing.T, root string) int {
 }
 
 // TestApplyHoldsReplacedInodes: apply keeps each inode its renames
-// replaced open, so the kernel frees it only at release, in the
+// replaced or its removals removed open, so the kernel frees it only at release, in the
 // background, and release lets every one of them go.
 func TestApplyHoldsReplacedInodes(t *testing.T) {
 	ws, root, _ := importMTree(t, mtree{"a": mfile("a1"), "d/b": mfile("b1"), "d/c": mfile("c1")})
@@ -40,7 +40,8 @@ func TestApplyHoldsReplacedInodes(t *testing.T) {
 			return nil
 		})
 	}))
-	writeMTree(t, root, mtree{"a": mfile("a2"), "d/b": mfile("b2"), "d/c": mfile("c2")})
+	writeMTree(t, root, mtree{"a": mfile("a2"), "d/b": mfile("b2"), "d/c": mfile("c2"), "d/e/new": mfile("n")})
+	actions = append(actions, store.IntentAction{Path: "d/e/new"}) // a removal
 	failed, release, err := ws.apply(actions)
 	mustNil(t, err)
 	if len(failed) != 0 {
@@ -50,8 +51,8 @@ func TestApplyHoldsReplacedInodes(t *testing.T) {
 	if want := (mtree{"a": mfile("a1"), "d/b": mfile("b1"), "d/c": mfile("c1")}); describeMDiff(got, want) != "" {
 		t.Fatalf("after apply: %s", describeMDiff(got, want))
 	}
-	if n := heldReplaced(t, root); n != 3 {
-		t.Errorf("before release: %d replaced inodes held, want 3", n)
+	if n := heldReplaced(t, root); n != 4 {
+		t.Errorf("before release: %d replaced or removed inodes held, want 4", n)
 	}
 	release()
 	deadline := time.Now().Add(10 * time.Second)
