@@ -26,13 +26,14 @@ import (
 // holdMax bounds the descriptors one restore holds: beyond it, what is
 // held is handed to the background closer and the count starts again, so
 // a restore of any size keeps a bounded number open beside the
-// directories a batch holds (batchDirs).
+// directories a batch holds (batchDirs, a quarter of the open-file limit):
+// an eighth of the limit, at most 4096.
 var holdMax = func() int {
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) != nil {
 		return 0
 	}
-	return int(min(4096, lim.Cur/4))
+	return int(min(4096, lim.Cur/8))
 }()
 
 // holder keeps replaced inodes open until release.

@@ -32,6 +32,19 @@ func heldReplaced(t *testing.T, root string) int {
 // replaced or its removals removed open, so the kernel frees it only at release, in the
 // background, and release lets every one of them go.
 func TestApplyHoldsReplacedInodes(t *testing.T) {
+	t.Run("all held", func(t *testing.T) { testApplyHolds(t, 4) })
+	// Past holdMax, what is held is closed while apply goes on.
+	t.Run("past the bound", func(t *testing.T) {
+		defer func(n int) { holdMax = n }(holdMax)
+		holdMax = 3
+		testApplyHolds(t, 1)
+	})
+}
+
+// testApplyHolds applies a restore of three replaced files and a removal
+// and checks that wantHeld are held when apply returns, none after
+// release.
+func testApplyHolds(t *testing.T, wantHeld int) {
 	ws, root, _ := importMTree(t, mtree{"a": mfile("a1"), "d/b": mfile("b1"), "d/c": mfile("c1")})
 	var actions []store.IntentAction
 	mustNil(t, ws.st.View(func(r *store.Reader) error {
@@ -51,14 +64,24 @@ func TestApplyHoldsReplacedInodes(t *testing.T) {
 	if want := (mtree{"a": mfile("a1"), "d/b": mfile("b1"), "d/c": mfile("c1")}); describeMDiff(got, want) != "" {
 		t.Fatalf("after apply: %s", describeMDiff(got, want))
 	}
-	if n := heldReplaced(t, root); n != 4 {
-		t.Errorf("before release: %d replaced or removed inodes held, want 4", n)
+	if wantHeld == 4 {
+		if n := heldReplaced(t, root); n != wantHeld {
+			t.Errorf("before release: %d replaced or removed inodes held, want %d", n, wantHeld)
+		}
+	} else {
+		waitHeld(t, root, wantHeld)
 	}
 	release()
+	waitHeld(t, root, 0)
+}
+
+// waitHeld waits until exactly want replaced inodes under root are held.
+func waitHeld(t *testing.T, root string, want int) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for heldReplaced(t, root) != 0 {
+	for heldReplaced(t, root) != want {
 		if time.Now().After(deadline) {
-			t.Fatalf("10s after release: %d replaced inodes still held", heldReplaced(t, root))
+			t.Fatalf("after 10s: %d replaced inodes held, want %d", heldReplaced(t, root), want)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
