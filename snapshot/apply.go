@@ -37,12 +37,11 @@ var writeBatch = 4096
 // directories whose entries changed are synced: when apply returns, every
 // change it made is durable, which the caller relies on before it records
 // the restore as done. A failed path does not stop the others; it is
-// returned in failed. The inodes the renames replaced are still held when
-// it returns: release frees them in the background.
-func (ws *Workspace) apply(actions []store.IntentAction) (failed map[string]error, release func(), err error) {
+// returned in failed.
+func (ws *Workspace) apply(actions []store.IntentAction) (map[string]error, error) {
 	root, err := os.OpenRoot(ws.root)
 	if err != nil {
-		return nil, func() {}, err
+		return nil, err
 	}
 	defer root.Close()
 	order := make([]store.IntentAction, len(actions))
@@ -57,7 +56,7 @@ func (ws *Workspace) apply(actions []store.IntentAction) (failed map[string]erro
 		}
 		return order[i].Path < order[j].Path
 	})
-	a := applier{ws: ws, root: root, failed: map[string]error{}, dirs: map[string]bool{}, replaced: holder{dir: ws.root}}
+	a := applier{ws: ws, root: root, failed: map[string]error{}, dirs: map[string]bool{}}
 	for i := 0; i < len(order); {
 		if !order[i].State.Exists() {
 			a.remove(order[i])
@@ -69,10 +68,10 @@ func (ws *Workspace) apply(actions []store.IntentAction) (failed map[string]erro
 		i += n
 	}
 	if err := syncDirs(root, a.dirs, a.staged); err != nil {
-		return a.failed, a.replaced.release, fmt.Errorf("restore: make the changes durable: %w", err)
+		return a.failed, fmt.Errorf("restore: make the changes durable: %w", err)
 	}
 	crashPoint(crashApplied)
-	return a.failed, a.replaced.release, nil
+	return a.failed, nil
 }
 
 // applier carries one apply's state. mu guards done, failed and dirs,
@@ -90,9 +89,6 @@ type applier struct {
 	dirs     map[string]bool // directories whose entries changed
 	// openRoots: the directories the batch being written holds open.
 	openRoots map[string]*os.Root
-	// replaced keeps the inodes the renames replace until the restore is
-	// recorded (hold.go).
-	replaced holder
 }
 
 func (a *applier) fail(p string, err error) {
@@ -144,7 +140,6 @@ func (a *applier) remove(act store.IntentAction) {
 		return
 	}
 	a.admit()
-	a.replaced.hold(a.root, act.Path)
 	emptied, err := remove(a.root, act.Path)
 	if err != nil {
 		a.fail(act.Path, err)

@@ -94,7 +94,6 @@ func (a *applier) writeBatch(batch []store.IntentAction) {
 			return
 		}
 		a.admit()
-		a.replaced.hold(g.root, path.Base(act.Path))
 		if err := place(g.root, s.tmp, path.Base(act.Path)); err != nil {
 			a.fail(act.Path, err)
 			a.mu.Lock()

@@ -329,8 +329,7 @@ type settled struct {
 // with the new current checkpoint at the head after the restore's own
 // entries, with the paths it could not write or record added.
 func (ws *Workspace) finish(in store.Intent, paths Filter, settle *settled) (map[string]error, error) {
-	failed, release, err := ws.apply(in.Actions)
-	defer release()
+	failed, err := ws.apply(in.Actions)
 	if err != nil {
 		return failed, err
 	}
