@@ -53,6 +53,9 @@ type Store struct {
 	// under mu.
 	unflushed  int64
 	lastCommit time.Time
+	// sinceReclaim: bytes committed (not by a background rewrite) since
+	// the last Reclaim began (idle.go), under mu.
+	sinceReclaim int64
 	reclaiming sync.Mutex // held by Reclaim; FlushIdle does not wait for it
 }
 
