@@ -22,7 +22,7 @@ var maintainIdleAfter = durationEnv("CKPT_TEST_IDLE_MAINTAIN", 30*time.Second)
 // the last reclaim, or a sixteenth of the store if that is more, so that
 // a large store is not flattened and its value log read again for every
 // few files a capture writes.
-const maintainMinBytes = 1 << 20
+const maintainMinBytes = 256 << 10
 
 // maintainShare is the share of the time the maintenance spends working:
 // after each step it waits as recompress does.
