@@ -56,7 +56,7 @@ type Store struct {
 	// sinceReclaim: bytes committed (not by a background rewrite) since
 	// the last Reclaim began (idle.go), under mu.
 	sinceReclaim int64
-	reclaiming sync.Mutex // held by Reclaim; FlushIdle does not wait for it
+	reclaiming   sync.Mutex // held by Reclaim; FlushIdle does not wait for it
 }
 
 // Open opens (creating if needed) the store in dir for reading and
