@@ -13,7 +13,8 @@ import (
 // bases tried are, closest in size first, up to two contents the same
 // capture deletes under the same name (a file moved to another directory)
 // and up to two stored files in the same directory with the same
-// extension (a sibling of the same kind). The first import (the fast
+// extension (a sibling of the same kind), each between half and twice
+// the new content's size. The first import (the fast
 // codec) tries none: it would read a base for every file.
 
 // crossCandidates bounds the bases tried from each source.
@@ -39,7 +40,9 @@ func newGoneByName(gone map[string]store.State) goneByName {
 // delta against.
 func crossBases(r *store.Reader, p string, size int64, gone goneByName) ([]store.DeltaBase, error) {
 	closest := func(hs []store.Hash) []store.Hash {
-		hs = slices.Clone(hs)
+		// A delta under half the content needs a base of about its
+		// size: others cost their read and the attempt for nothing.
+		hs = slices.DeleteFunc(slices.Clone(hs), func(h store.Hash) bool { return 2*h.Size < size || h.Size > 2*size })
 		slices.SortFunc(hs, func(a, b store.Hash) int { return cmp.Compare(absDiff(a.Size, size), absDiff(b.Size, size)) })
 		return hs[:min(len(hs), crossCandidates)]
 	}
