@@ -318,6 +318,13 @@ func (s *Store) reclaim(stop func() bool) (rs ReclaimStats, rerr error) {
 	if err := s.db.Flatten(max(1, min(2, runtime.NumCPU()/2))); err != nil {
 		return rs, fmt.Errorf("store flatten: %w", err)
 	}
+	return s.valueLogGC(rs, stopped)
+}
+
+// valueLogGC runs Badger's value-log GC until it finds no file to
+// rewrite, counting the files it rewrote in rs, or until stopped says so
+// (errReclaimStopped).
+func (s *Store) valueLogGC(rs ReclaimStats, stopped func() bool) (ReclaimStats, error) {
 	for !stopped() {
 		// Writers wait while a file is rewritten: Badger's GC reads the
 		// memtable's version unsynchronized with writes.
