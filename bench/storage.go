@@ -155,14 +155,10 @@ func (b *bench) storageScenario(name, mode string, body func(*storageStep) error
 	if d != nil {
 		// Let the daemon's background work settle, as a long session
 		// would between turns: the recompression of the first import
-		// (its mark goes when it is done) and the flush of the memtables
-		// once the store has been idle 10 s.
-		for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
-			if marks, _ := filepath.Glob(filepath.Join(state, "workspaces", "*", "recompress-pending")); len(marks) == 0 {
-				break
-			}
-		}
-		time.Sleep(15 * time.Second)
+		// (its mark goes when it is done), the flush of the memtables
+		// once the store has been idle 10 s, and the idle maintenance
+		// (repack and reclaim) once it has been idle 30 s.
+		waitIdleWork(d, state, filepath.Join(dir, "ckptd.log"))
 		row.Running = storeUsage(state)
 		printStoreFiles(os.Stderr, state, "while the daemon runs")
 		row.GCFreedNote = s.gc()

@@ -27,6 +27,9 @@ type candidate struct {
 	hadPrev bool
 	// fast: encode with the first import's codec (store.EncodeBlobFast).
 	fast bool
+	// gone: what the same capture deletes, for a new path's delta base
+	// (crosspath.go); nil for none.
+	gone goneByName
 }
 
 // Capture records the current state of paths (workspace-relative, '/').
@@ -228,6 +231,14 @@ func (ws *Workspace) ingest(ctx context.Context, cands []candidate, gone map[str
 		return err
 	}
 	defer root.Close()
+	if len(gone) > 0 {
+		byName := newGoneByName(gone)
+		for i := range cands {
+			if !cands[i].hadPrev {
+				cands[i].gone = byName
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	results := ws.readParallel(ctx, root, cands)

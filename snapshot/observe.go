@@ -112,7 +112,10 @@ func (ws *Workspace) encode(data content, c candidate) [][]byte {
 	if c.fast {
 		return store.EncodeBlobFast(data.bytes)
 	}
-	if !hadStored || prev.Size > store.ChunkSize || data.hash.Size > store.ChunkSize {
+	if !hadStored {
+		return ws.encodeNew(data, c)
+	}
+	if prev.Size > store.ChunkSize || data.hash.Size > store.ChunkSize {
 		chunks := store.EncodeBlob(data.bytes)
 		ws.st.KeepRecent(data.hash, data.bytes, chunks, store.DeltaBase{})
 		return chunks

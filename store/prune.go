@@ -249,10 +249,17 @@ var ReclaimGrace = time.Second
 // while the database is reopened and while one value-log file is
 // rewritten.
 func (s *Store) Reclaim() (ReclaimStats, error) {
+	return s.reclaim(nil)
+}
+
+// reclaim is Reclaim; when stop is not nil, it is asked before each step
+// after the grace (the reopen, the flatten, each value-log file) and the
+// reclaim ends with errReclaimStopped once it says so.
+func (s *Store) reclaim(stop func() bool) (rs ReclaimStats, rerr error) {
 	s.reclaiming.Lock() // FlushIdle keeps out of its flatten and GC
 	defer s.reclaiming.Unlock()
 	defer s.size.invalidate()
-	var rs ReclaimStats
+	stopped := func() bool { return stop != nil && stop() }
 	// Every read that begins after this write sees every delete made so
 	// far at an older version than its own.
 	sentinel := []byte{prefixReclaim}
@@ -268,11 +275,23 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 		return rs, err
 	}
 	err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(sentinel, []byte{1}) })
+	written := s.sinceReclaim
+	s.sinceReclaim = 0
 	s.mu.Unlock()
 	if err != nil {
 		return rs, fmt.Errorf("store reclaim: %w", err)
 	}
+	defer func() {
+		if rerr != nil { // what was written is still to reclaim
+			s.mu.Lock()
+			s.sinceReclaim += written
+			s.mu.Unlock()
+		}
+	}()
 	time.Sleep(ReclaimGrace)
+	if stopped() {
+		return rs, errReclaimStopped
+	}
 	// Reopening flushes the memtables and moves the value log on to a new
 	// file, so that the one that held the deleted contents can be
 	// collected (rotate). Writers wait meanwhile. The room is checked
@@ -293,10 +312,20 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 	if err := s.checkRoom(0, false); err != nil {
 		return rs, err
 	}
+	if stopped() {
+		return rs, errReclaimStopped
+	}
 	if err := s.db.Flatten(max(1, min(2, runtime.NumCPU()/2))); err != nil {
 		return rs, fmt.Errorf("store flatten: %w", err)
 	}
-	for {
+	return s.valueLogGC(rs, stopped)
+}
+
+// valueLogGC runs Badger's value-log GC until it finds no file to
+// rewrite, counting the files it rewrote in rs, or until stopped says so
+// (errReclaimStopped).
+func (s *Store) valueLogGC(rs ReclaimStats, stopped func() bool) (ReclaimStats, error) {
+	for !stopped() {
 		// Writers wait while a file is rewritten: Badger's GC reads the
 		// memtable's version unsynchronized with writes.
 		s.mu.Lock()
@@ -320,4 +349,5 @@ func (s *Store) Reclaim() (ReclaimStats, error) {
 			return rs, fmt.Errorf("store value-log gc: %w", err)
 		}
 	}
+	return rs, errReclaimStopped
 }

@@ -107,6 +107,22 @@ func (s *Store) KeepRecent(h Hash, content []byte, chunks [][]byte, base DeltaBa
 	s.recent.put(h, content, 0, h)
 }
 
+// KeepRecentAny is KeepRecent for an encoding EncodeBlobAgainstAny chose
+// among bases: the base its delta names, if it is one.
+func (s *Store) KeepRecentAny(h Hash, content []byte, chunks [][]byte, bases []DeltaBase) {
+	var base DeltaBase
+	if len(chunks) == 1 && len(chunks[0]) >= deltaHeaderLen && chunks[0][0] == codecDelta {
+		named := getHash(chunks[0][1:])
+		for _, b := range bases {
+			if b.hash == named {
+				base = b
+				break
+			}
+		}
+	}
+	s.KeepRecent(h, content, chunks, base)
+}
+
 // recentBase is the delta base for h from the contents kept, checked
 // against the store: h still stored at the depth remembered and, for a
 // chain as long as it may get, its root still stored whole.

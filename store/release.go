@@ -29,10 +29,14 @@ var releaseLogEvery int64 = 8 << 20
 // releases the value log's pages when enough were. A commit calls it
 // holding s.mu once Badger has written it: no value-log write (whose file
 // rotation may move a mapping) runs then, as every write goes through
-// s.mu, and holding s.gate keeps Close and a reopen out.
-func (s *Store) noteCommitted(n int64) {
+// s.mu, and holding s.gate keeps Close and a reopen out. A background
+// commit (a Repack's) leaves the store idle (idle.go).
+func (s *Store) noteCommitted(n int64, background bool) {
 	s.unflushed += n
-	s.lastCommit = time.Now()
+	if !background {
+		s.lastCommit = time.Now()
+		s.sinceReclaim += n
+	}
 	s.logWritten += n
 	if s.logWritten < releaseLogEvery {
 		return

@@ -155,7 +155,7 @@ func (s *Store) rewriteChunks(b rewriteBatch, d **zdict, first bool, rs *Recompr
 		}
 		out[i] = compressFinal(c, *d)
 	}
-	return s.Write(func(w *Writer) error {
+	return s.write(func(w *Writer) error {
 		if newDict != nil {
 			if err := w.set(dictKey((*d).id), compress(nil, newDict)); err != nil {
 				return err
@@ -187,7 +187,7 @@ func (s *Store) rewriteChunks(b rewriteBatch, d **zdict, first bool, rs *Recompr
 			rs.After += int64(len(out[i]))
 		}
 		return nil
-	})
+	}, true)
 }
 
 // recompressDelta is a delta chunk with its op stream compressed at the

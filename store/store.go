@@ -58,7 +58,10 @@ type Store struct {
 	// under mu.
 	unflushed  int64
 	lastCommit time.Time
-	reclaiming sync.Mutex // held by Reclaim; FlushIdle does not wait for it
+	// sinceReclaim: bytes committed (not by a background rewrite) since
+	// the last Reclaim began (idle.go), under mu.
+	sinceReclaim int64
+	reclaiming   sync.Mutex // held by Reclaim; FlushIdle does not wait for it
 }
 
 // Open opens (creating if needed) the store in dir for reading and

@@ -23,16 +23,24 @@ type Writer struct {
 	count int
 	bytes int64 // keys and values set since the last commit, as written
 	runs  []Run // runs put since the last commit (lastRunCache)
+	// background: a rewrite of what is stored (Repack), not new work:
+	// its commits leave the store idle (idle.go).
+	background bool
 }
 
 // Write runs fn with the store's only writer and commits what it wrote.
 func (s *Store) Write(fn func(*Writer) error) error {
+	return s.write(fn, false)
+}
+
+// write is Write; background writes are a rewrite of what is stored.
+func (s *Store) write(fn func(*Writer) error, background bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.writable(); err != nil {
 		return err
 	}
-	w := &Writer{s: s, head: s.head, fp: s.fp}
+	w := &Writer{s: s, head: s.head, fp: s.fp, background: background}
 	w.recent = &s.recent
 	w.txn = s.db.NewTransaction(true)
 	defer func() { w.txn.Discard() }()
@@ -67,7 +75,7 @@ func (w *Writer) commit(reopen bool) error {
 		return fmt.Errorf("store commit: %w", err)
 	}
 	w.s.head, w.s.fp = w.head, w.fp
-	w.s.noteCommitted(w.bytes)
+	w.s.noteCommitted(w.bytes, w.background)
 	w.s.lastRun.committed(w.runs)
 	w.size, w.count, w.bytes, w.runs = 0, 0, 0, nil
 	if reopen {

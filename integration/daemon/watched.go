@@ -156,12 +156,15 @@ func (wd *Watched) Run(ctx context.Context) error {
 	go func() { defer close(polled); wd.watchUserConfig(pctx) }()
 	flushed := make(chan struct{})
 	go func() { defer close(flushed); wd.flushIdle(pctx) }()
+	maintained := make(chan struct{})
+	go func() { defer close(maintained); wd.maintainIdle(pctx) }()
 	err := wd.Watcher.Run(ctx)
 	stopPruning()
 	<-pruned // the store must not close under a prune
 	<-replicated
 	<-polled
 	<-flushed
+	<-maintained // nor under a maintenance
 	wd.runErr = err
 	close(wd.stopped)
 	return err
