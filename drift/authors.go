@@ -15,13 +15,6 @@ const (
 	byPerson
 )
 
-// authorsOf makes the authors of the journal after seq from up to head,
-// with room for as many paths (up to 1<<17): tens of thousands of new
-// paths do not grow the map step by step.
-func authorsOf(head, from uint64) authors {
-	return make(authors, min(head-min(from, head), 1<<17))
-}
-
 func (a authors) note(c store.Change) bool {
 	if c.Attr.InRun() {
 		a[c.Path] |= byRun

@@ -25,6 +25,8 @@ type Engine struct {
 
 	// restoring: a restore, undo or revert is in flight (inflight.go).
 	restoring atomic.Bool
+	// status: the drift the last status read (status_kept.go).
+	status statusDrift
 }
 
 // Options are what an Engine is built with besides its workspace.

@@ -26,8 +26,7 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		return api.Status{}, err
 	}
 	fp := e.ws.Fingerprint()
-	by := authorsOf(e.ws.Head(), cur.Seq)
-	fcs, err := e.ws.Drift(cur, nil, by.note)
+	changes, err := e.statusChanges(cur)
 	if err != nil {
 		return api.Status{}, err
 	}
@@ -35,16 +34,13 @@ func (e *Engine) Status(ctx context.Context) (api.Status, error) {
 		Workspace:           e.ws.Root(),
 		CurrentCheckpointID: cur.ID,
 		Drifted:             fp.Sum != cur.Fingerprint || fp.Count != cur.Files,
-		Changes:             make([]api.Change, 0, len(fcs)),
+		Changes:             changes,
 		Fingerprint:         snapshot.FormatFingerprint(fp.Sum, fp.Count),
 		Files:               fp.Count,
 		StoreBytes:          e.ws.Store().Size(),
 	}
 	if storageErr != nil {
 		s.StorageError = store.FullMessage(storageErr)
-	}
-	for _, fc := range fcs {
-		s.Changes = append(s.Changes, api.Change{Path: api.QuotePath(fc.Path), Kind: fc.Kind.String(), By: by.who(fc.Path)})
 	}
 	s.Unreadable = e.unreadable()
 	if e.daemon != nil {

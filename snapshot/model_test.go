@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path"
@@ -238,6 +239,17 @@ type modelRun struct {
 	texts   []string         // every content written so far
 	log     []string
 	stats   map[string]int
+	// kept is the drift from the current checkpoint kept between checks
+	// (KeptDrift), and keptSeen the entries its keep saw since its reset.
+	kept     KeptDrift
+	keptSeen map[keptEntry]int
+}
+
+// keptEntry is one journal entry a drift's keep saw (an unsettled
+// path's stand-in may share its seq with another's).
+type keptEntry struct {
+	seq  uint64
+	path string
 }
 
 func newModelRun(t *testing.T, seed uint64, cfg modelConfig) *modelRun {
@@ -874,7 +886,29 @@ func (m *modelRun) checkDiffs() {
 	if err != nil || !reflect.DeepEqual(fcs, sought) {
 		m.fatalf("drift from %s: %v from the journal, %v (%v) from the path index", cur.ID, fcs, sought, err)
 	}
+	m.checkKeptDrift(cur, fcs)
 	m.stats["diff checks"] += 5
+}
+
+// checkKeptDrift: the drift kept between checks is the one read whole,
+// and its keep has seen exactly the entries one Drift shows its keep.
+func (m *modelRun) checkKeptDrift(cur store.Checkpoint, whole []FileChange) {
+	m.t.Helper()
+	seen := map[keptEntry]int{}
+	if _, err := m.ws.Drift(cur, nil, func(c store.Change) bool { seen[keptEntry{c.Seq, c.Path}]++; return true }); err != nil {
+		m.fatalf("drift from %s: %v", cur.ID, err)
+	}
+	kept, err := m.ws.KeptDrift(&m.kept, cur, func(int) { m.keptSeen = map[keptEntry]int{} }, func(c store.Change) bool {
+		m.keptSeen[keptEntry{c.Seq, c.Path}]++
+		return true
+	})
+	if err != nil || !reflect.DeepEqual(kept, whole) {
+		m.fatalf("drift from %s: %v read whole, %v (%v) kept", cur.ID, whole, kept, err)
+	}
+	if !maps.Equal(seen, m.keptSeen) {
+		m.fatalf("drift from %s: its keep saw %v read whole, %v kept", cur.ID, seen, m.keptSeen)
+	}
+	m.stats["kept drift checks"]++
 }
 
 func (m *modelRun) checkDiff(from, to uint64, a, b mtree, what string) {

@@ -109,13 +109,23 @@ func TestStatusDuringFirstImport(t *testing.T) {
 		t.Fatalf("the import ended before the changes were made (it should take ~8 s): the test proves nothing; slow it down")
 	}
 
-	// A command that needs the baseline waits for the import, and says so.
+	// A command that needs the baseline waits for the import, and says so:
+	// a checkpoint too, whose first call does not wait (it asks again the
+	// usual way).
+	during := make(chan result, 1)
+	go func() {
+		defer close(during) // a failure to run it fails the test: no result
+		during <- ws.ckptResult("checkpoint", "-m", "during the import")
+	}()
 	r := ws.ckptResult("log")
 	if r.code != 0 || !strings.Contains(r.stdout, "initial") {
 		t.Fatalf("ckpt log during the import: want it to wait and list the initial checkpoint, got\n%s", r)
 	}
 	if !strings.Contains(r.stderr, "waiting for it to finish") {
 		t.Errorf("ckpt log during the import does not say it waits:\n%s", r)
+	}
+	if r := <-during; r.code != 0 || !strings.Contains(r.stdout, "during the import") || !strings.Contains(r.stderr, "waiting for it to finish") {
+		t.Errorf("ckpt checkpoint during the import: want it to wait, say so and cut the checkpoint, got\n%s", r)
 	}
 	var after statusJSON
 	ws.ckptJSON(&after, "status")

@@ -19,22 +19,30 @@ func newCheckpointCommand(g *globalOptions) *cobra.Command {
 		Use:   "checkpoint [-m MSG] [--rescan]",
 		Short: "Cut a manual checkpoint",
 		Args:  noArgs,
-		RunE: run(g, func(ctx context.Context, b backend) error {
-			if rescan {
-				if err := b.Rescan(ctx); err != nil {
-					return err
-				}
-			}
-			cp, err := b.Checkpoint(ctx, message)
-			if err != nil {
-				return err
-			}
-			return g.emit(cp, func(w io.Writer) { writeCheckpoint(w, cp) })
-		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g.checkpointFirst = !rescan && !runByEngine
+			return run(g, checkpointBody(g, message, rescan))(cmd, args)
+		},
 	}
 	cmd.Flags().StringVarP(&message, "message", "m", "", "a message to keep with the checkpoint")
 	addRescanFlag(cmd, &rescan)
 	return cmd
+}
+
+// checkpointBody is the checkpoint command once the backend is open.
+func checkpointBody(g *globalOptions, message string, rescan bool) func(ctx context.Context, b backend) error {
+	return func(ctx context.Context, b backend) error {
+		if rescan {
+			if err := b.Rescan(ctx); err != nil {
+				return err
+			}
+		}
+		cp, err := b.Checkpoint(ctx, message)
+		if err != nil {
+			return err
+		}
+		return g.emit(cp, func(w io.Writer) { writeCheckpoint(w, cp) })
+	}
 }
 
 func newLogCommand(g *globalOptions) *cobra.Command {

@@ -36,6 +36,12 @@ func (g *globalOptions) connect(ctx context.Context, base *config.Config) (backe
 		}
 		g.statusFirst = false
 	}
+	if g.checkpointFirst {
+		g.checkpointFirst = false
+		if b, closer, ok := g.dialCheckpointFirst(base); ok {
+			return b, closer, true, nil
+		}
+	}
 	if g.hook && !g.hookAsked {
 		g.hookAsked = true
 		if b, closer, ok := g.dialHookFirst(base); ok {

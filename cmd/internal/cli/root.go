@@ -74,6 +74,9 @@ type globalOptions struct {
 	// daemon without asking first whether it serves the workspace
 	// (statusfirst.go).
 	statusFirst bool
+	// checkpointFirst: the command's first call is a checkpoint, asked of
+	// the daemon in the same way (checkpointfirst.go).
+	checkpointFirst bool
 	// hookAsked: a hook's first call went to the daemon without asking
 	// first whether it serves the workspace (hookfirst.go).
 	hookAsked bool
