@@ -344,20 +344,7 @@ func (s *scaleRun) steady() error {
 	s.d, s.c.daemon = d, d
 	defer func() { s.c.daemon = nil }()
 	s.row(scaleRow{Figure: "daemon start on the imported store, until it serves", Ckpt: ms(took), FloorName: floorEmpty})
-	// The store was imported with the fast codec: the daemon recompresses
-	// it in the background first. Measured while that runs, each request's
-	// CPU would include the share of it that ran meanwhile.
-	sampler := sampleRSS(d.pid())
-	bgTook, bgCPU, quiet := waitQuiet(d, s.c.state, 30*time.Minute)
-	bgPeak, _ := sampler.stop()
-	idle := settledRSS(d.pid())
-	s.mem = append(s.mem,
-		fmt.Sprintf("daemon RSS peak from its start on the imported store until its background work is done: %s (%s anon + %s file)", fmtBytes(bgPeak.RSS), fmtBytes(bgPeak.Anon), fmtBytes(bgPeak.File)),
-		fmt.Sprintf("daemon RSS settled after that work: %s (%s anon + %s file)", fmtBytes(idle.RSS), fmtBytes(idle.Anon), fmtBytes(idle.File)))
-	s.row(scaleRow{Figure: "daemon's background work after start (recompressing the import), until idle", Ckpt: ms(bgTook), CkptCPU: ms(bgCPU)})
-	if !quiet {
-		s.note("the daemon was still busy with background work when the requests were measured: their CPU includes some of it")
-	}
+	s.settle(d)
 	st, stCPU, ck, ckCPU, err = measure("daemon")
 	if err != nil {
 		return err
@@ -376,6 +363,25 @@ func (s *scaleRun) steady() error {
 	m2, _ := procMem(d.pid())
 	s.mem = append(s.mem, fmt.Sprintf("daemon VmHWM at the end: %s", fmtBytes(m2.HWM)))
 	return nil
+}
+
+// settle waits for the daemon's background work after its start on the
+// imported store (recompressing the import's fast-codec contents) and
+// records it: how long, its CPU, the daemon's peak meanwhile and its
+// settled RSS after. Measured while that work runs, each request's CPU
+// would include the share of it that ran meanwhile.
+func (s *scaleRun) settle(d *daemon) {
+	sampler := sampleRSS(d.pid())
+	took, cpu, quiet := waitQuiet(d, s.c.state, 30*time.Minute)
+	peak, _ := sampler.stop()
+	idle := settledRSS(d.pid())
+	s.mem = append(s.mem,
+		fmt.Sprintf("daemon RSS peak from its start on the imported store until its background work is done: %s (%s anon + %s file)", fmtBytes(peak.RSS), fmtBytes(peak.Anon), fmtBytes(peak.File)),
+		fmt.Sprintf("daemon RSS settled after that work: %s (%s anon + %s file)", fmtBytes(idle.RSS), fmtBytes(idle.Anon), fmtBytes(idle.File)))
+	s.row(scaleRow{Figure: "daemon's background work after start (recompressing the import), until idle", Ckpt: ms(took), CkptCPU: ms(cpu)})
+	if !quiet {
+		s.note("the daemon was still busy with background work when the requests were measured: their CPU includes some of it")
+	}
 }
 
 // markdown is the large-tree report.
