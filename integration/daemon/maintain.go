@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/ckptdev/ckpt/store"
@@ -66,17 +67,8 @@ func (wd *Watched) maintainDue() bool {
 }
 
 func (wd *Watched) maintain(ctx context.Context) {
-	last := time.Now()
-	pause := func() {
-		wait := time.Duration(float64(time.Since(last)) * (1 - maintainShare) / maintainShare)
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		last = time.Now()
-	}
 	start := time.Now()
-	ms, ran, err := wd.Workspace.MaintainIfIdle(ctx, pause)
+	ms, ran, err := wd.Workspace.MaintainIfIdle(ctx, paced(ctx, maintainShare))
 	switch {
 	case !ran, errors.Is(err, context.Canceled):
 	case errors.Is(err, store.ErrMaintainStopped):
@@ -87,5 +79,6 @@ func (wd *Watched) maintain(ctx context.Context) {
 	default:
 		wd.log(slog.LevelInfo, "idle maintenance: %d chunks repacked (%d -> %d bytes), %d value-log files rewritten, in %s",
 			ms.Repacked.Chunks, ms.Repacked.Before, ms.Repacked.After, ms.Reclaim.ValueLogFiles, time.Since(start).Round(time.Millisecond))
+		debug.FreeOSMemory() // as after a recompression: the daemon is idle
 	}
 }

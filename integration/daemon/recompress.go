@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/ckptdev/ckpt/integration/local"
@@ -20,17 +21,8 @@ const recompressShare = 0.5
 // paced, once the watcher is ready; a daemon stopped before the end goes
 // on at its next start.
 func (wd *Watched) recompress(ctx context.Context) {
-	last := time.Now()
-	pause := func() {
-		wait := time.Duration(float64(time.Since(last)) * (1 - recompressShare) / recompressShare)
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		last = time.Now()
-	}
 	start := time.Now()
-	rs, err := local.Recompress(ctx, wd.Workspace, pause)
+	rs, err := local.Recompress(ctx, wd.Workspace, paced(ctx, recompressShare))
 	switch {
 	case errors.Is(err, context.Canceled):
 	case err != nil:
@@ -38,5 +30,23 @@ func (wd *Watched) recompress(ctx context.Context) {
 	case rs.Chunks > 0:
 		wd.log(slog.LevelInfo, "recompressed the first import's contents: %d chunks, %d -> %d bytes, in %s",
 			rs.Chunks, rs.Before, rs.After, time.Since(start).Round(time.Millisecond))
+		// Its heap grew to the import's memory limit: an idle daemon
+		// should not keep it (Run does the same after the import).
+		debug.FreeOSMemory()
+	}
+}
+
+// paced is the pause of a background job that works share of the time:
+// called after each step, it waits (1-share)/share of the time since the
+// last call, or until ctx ends.
+func paced(ctx context.Context, share float64) (pause func()) {
+	last := time.Now()
+	return func() {
+		wait := time.Duration(float64(time.Since(last)) * (1 - share) / share)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		last = time.Now()
 	}
 }
