@@ -46,14 +46,21 @@ func TestDaemonFlushesWhenIdle(t *testing.T) {
 			t.Fatalf("the memtable logs still take %d bytes (%d after the checkpoint) 40s later%s", memLogUsage(t, ws.state), busy, ws.daemonLog())
 		}
 	}
+	ws.restoresExactly(cp.CheckpointID, want, "after the flush")
+}
+
+// restoresExactly edits every path of want, checkpoints the edits, and
+// restores id with --exact: every path must then hold want's content.
+func (w *workspace) restoresExactly(id string, want map[string]string, when string) {
+	w.t.Helper()
 	for rel := range want {
-		ws.write(rel, "edited\n")
+		w.write(rel, "edited\n")
 	}
-	ws.ckptOK("checkpoint", "-m", "edits")
-	ws.ckptOK("restore", cp.CheckpointID, "--exact", "--yes")
+	w.ckptOK("checkpoint", "-m", "edits")
+	w.ckptOK("restore", id, "--exact", "--yes")
 	for rel, content := range want {
-		if got := ws.read(rel); got != content {
-			t.Fatalf("%s: the restore after the flush gave %d bytes, want %d", rel, len(got), len(content))
+		if got := w.read(rel); got != content {
+			w.t.Fatalf("%s: the restore of %s %s gave %d bytes, want the %d checkpointed", rel, id, when, len(got), len(content))
 		}
 	}
 }

@@ -53,15 +53,6 @@ func TestGCRepacksContents(t *testing.T) {
 		if grew, kept := before-settled, after-settled; grew <= 0 || kept*5 > grew*4 {
 			t.Errorf("the new files took %d bytes of the store, still %d after ckpt gc: want a fifth less at least", grew, kept)
 		}
-		for rel := range want {
-			ws.write(rel, "edited\n")
-		}
-		ws.ckptOK("checkpoint", "-m", "edits")
-		ws.ckptOK("restore", cp.CheckpointID, "--exact", "--yes")
-		for rel, content := range want {
-			if got := ws.read(rel); got != content {
-				t.Fatalf("%s: the restore after ckpt gc gave %d bytes, want the %d checkpointed", rel, len(got), len(content))
-			}
-		}
+		ws.restoresExactly(cp.CheckpointID, want, "after ckpt gc")
 	})
 }
