@@ -53,9 +53,7 @@ func (c *checkpointFirst) Checkpoint(ctx context.Context, message string) (api.C
 	if err == nil || ctx.Err() != nil || !(notServed(err) || errors.As(err, &no)) {
 		return cp, err
 	}
-	c.g.close()
-	c.g.opens-- // that daemon did nothing: working without it is no late switch
-	b, err := c.g.open(ctx)
+	b, err := c.g.reopen(ctx)
 	if err != nil {
 		return api.Checkpoint{}, err
 	}

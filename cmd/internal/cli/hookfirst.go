@@ -67,9 +67,7 @@ func hookCall[T any](ctx context.Context, h *hookFirst, call func(ctx context.Co
 	if err == nil || ctx.Err() != nil || !notServed(err) {
 		return v, stillOpening(err)
 	}
-	h.g.close()
-	h.g.opens-- // that daemon did nothing: working without it is no late switch
-	b, err := h.g.open(ctx)
+	b, err := h.g.reopen(ctx)
 	if err != nil {
 		var zero T
 		return zero, err

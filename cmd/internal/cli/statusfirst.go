@@ -56,9 +56,7 @@ func (g *globalOptions) status(ctx context.Context, b backend) (s api.Status, ra
 	if err == nil || ctx.Err() != nil || !notAnswered(err) {
 		return s, raw, b, err
 	}
-	g.close()
-	g.opens-- // that daemon answered nothing: working without it is no late switch
-	if b, err = g.open(ctx); err != nil {
+	if b, err = g.reopen(ctx); err != nil {
 		return api.Status{}, nil, nil, err
 	}
 	s, raw, err = g.askStatus(ctx, b)
@@ -125,4 +123,14 @@ func clientOptions() client.Options {
 	return client.Options{VersionWarning: func(msg string) {
 		fmt.Fprintln(os.Stderr, "ckpt: warning:", msg)
 	}}
+}
+
+// reopen drops the daemon a first call was sent to, which did nothing,
+// and opens the backend the usual way (health, autostart, or working
+// without a daemon). That daemon did nothing, so working without it is no
+// late switch: it is not counted as an open.
+func (g *globalOptions) reopen(ctx context.Context) (backend, error) {
+	g.close()
+	g.opens--
+	return g.open(ctx)
 }
